@@ -1,0 +1,45 @@
+/*
+ * hints_table.h - the one table of every hint agio understands.
+ *
+ * X(name, type, default, min, max, doc)
+ *   type: BYTES (integer, optional k/m/g suffix, powers of 1024), INT, ENUM (enable | disable |
+ *   automatic), BOOL (true | false, also enable/disable, 1/0), PERM (octal file mode), STRING.
+ *   min/max bound numeric values; for STRING, default is the text and min/max are unused.
+ * Everything else (struct layout, parsing, MPI_Info output, display, doc/hints.md) is generated
+ * from this table, so a new tunable is one row.
+ */
+#ifndef AGIO_HINTS_TABLE_H
+#define AGIO_HINTS_TABLE_H
+
+#define AGIO_HINTS_TABLE(X)                                                                        \
+    X(romio_cb_read, ENUM, AGIO_HINT_AUTO, 0, 2,                                                   \
+      "[reserved: no effect until the collective engine lands] collective buffering for collective reads: enable | disable | automatic")                  \
+    X(romio_cb_write, ENUM, AGIO_HINT_AUTO, 0, 2,                                                  \
+      "[reserved: no effect until the collective engine lands] collective buffering for collective writes: enable | disable | automatic")                 \
+    X(cb_buffer_size, BYTES, 16777216, 65536, 1073741824,                                          \
+      "[reserved: no effect until the collective engine lands] bytes each aggregator moves per round of two-phase I/O")                                   \
+    X(cb_nodes, INT, 0, 0, 1048576, "[reserved: no effect until the collective engine lands] number of aggregators; 0 = one per node")                     \
+    X(cb_config_list, STRING, "*:1", 0, 0, "[reserved: no effect until the collective engine lands] aggregator placement, ROMIO syntax (*:N or host:N)")  \
+    X(cb_align, INT, 2, 0, 3,                                                                      \
+      "[reserved: no effect until the collective engine lands] file-domain partition: 0 even, 1 stripe-aligned per call, 2 persistent stripe-cyclic, "    \
+      "3 block-aligned")                                                                          \
+    X(romio_ds_read, ENUM, AGIO_HINT_AUTO, 0, 2,                                                   \
+      "[reserved: no effect until the sieving models lands] data sieving for independent non-contiguous reads: enable | disable | automatic")          \
+    X(romio_ds_write, ENUM, AGIO_HINT_AUTO, 0, 2,                                                  \
+      "[reserved: no effect until the sieving models lands] data sieving for independent non-contiguous writes: enable | disable | automatic")         \
+    X(ind_rd_buffer_size, BYTES, 4194304, 4096, 1073741824,                                        \
+      "[reserved: no effect until the sieving models lands] buffer for independent reads: sieving window and staging chunk")                           \
+    X(ind_wr_buffer_size, BYTES, 524288, 4096, 1073741824,                                         \
+      "[reserved: no effect until the sieving models lands] buffer for independent writes: sieving window and staging chunk")                          \
+    X(striping_factor, INT, 0, 0, 65536, "[reserved: no effect until the lustre driver lands] stripe count for new files (0 = file system default)")  \
+    X(striping_unit, BYTES, 0, 0, 4294967296,                                                      \
+      "[reserved: no effect until the collective engine lands] stripe size for new files and alignment unit of file domains (0 = from the file system)")  \
+    X(direct_io, BOOL, 0, 0, 1, "[reserved: no effect until the collective engine lands] use O_DIRECT for aligned aggregator writes")                      \
+    X(agio_file_perm, PERM, 0666, 0, 07777,                                                        \
+      "permissions of files created by MPI_File_open, before the umask (octal)")
+
+#define AGIO_HINT_DISABLE 0
+#define AGIO_HINT_ENABLE 1
+#define AGIO_HINT_AUTO 2
+
+#endif
