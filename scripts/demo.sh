@@ -13,13 +13,13 @@ ompi=(mpiexec.openmpi --allow-run-as-root --oversubscribe --mca btl self,vader -
 echo; echo "=== Open MPI, 4 ranks, agio preloaded (AGIO_STATS=1 AGIO_HINTS_DISPLAY=1) ==="
 timeout 120 "${ompi[@]}" -x LD_PRELOAD="$lib/libagio-openmpi.so" -x AGIO_STATS=1 \
     -x AGIO_HINTS_DISPLAY=1 -x AGIO_HINTS="*demo*:ind_wr_buffer_size=1m" \
-    build/demo-openmpi "$out/matrix-agio.dat"
+    build/examples/demo-openmpi "$out/matrix-agio.dat"
 echo; echo "=== Open MPI, 4 ranks, host MPI-IO (OMPIO) ==="
-timeout 120 "${ompi[@]}" --mca io ompio build/demo-openmpi "$out/matrix-ompio.dat"
+timeout 120 "${ompi[@]}" --mca io ompio build/examples/demo-openmpi "$out/matrix-ompio.dat"
 cmp "$out/matrix-agio.dat" "$out/matrix-ompio.dat" && echo "demo: agio and OMPIO files are byte-identical"
 echo; echo "=== MPICH, 2 ranks, agio preloaded ==="
 timeout 120 mpiexec.mpich -n 2 -env LD_PRELOAD "$lib/libagio-mpich.so" -env AGIO_STATS 1 \
-    build/demo-mpich "$out/matrix-agio-mpich.dat"
+    build/examples/demo-mpich "$out/matrix-agio-mpich.dat"
 echo; echo "=== MPICH, 2 ranks, host MPI-IO (ROMIO) ==="
-timeout 120 mpiexec.mpich -n 2 build/demo-mpich "$out/matrix-romio.dat"
+timeout 120 mpiexec.mpich -n 2 build/examples/demo-mpich "$out/matrix-romio.dat"
 cmp "$out/matrix-agio-mpich.dat" "$out/matrix-romio.dat" && echo "demo: agio and ROMIO files are byte-identical"

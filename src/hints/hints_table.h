@@ -34,7 +34,15 @@
     X(striping_factor, INT, 0, 0, 65536, "[reserved: no effect until the lustre driver lands] stripe count for new files (0 = file system default)")  \
     X(striping_unit, BYTES, 0, 0, 4294967296,                                                      \
       "[reserved: no effect until the collective engine lands] stripe size for new files and alignment unit of file domains (0 = from the file system)")  \
-    X(direct_io, BOOL, 0, 0, 1, "[reserved: no effect until the collective engine lands] use O_DIRECT for aligned aggregator writes")                      \
+    X(direct_io, ENUM, AGIO_HINT_AUTO, 0, 2,                                                       \
+      "O_DIRECT for aligned aggregator writes: enable | disable | automatic (used where the "    \
+      "file system accepts it)")                                                                  \
+    X(agio_cb_pipeline, BOOL, 1, 0, 1,                                                             \
+      "overlap the system I/O of a two-phase round with the next round's exchange")             \
+    X(agio_cb_min_per_agg, BYTES, 1048576, 4096, 1073741824,                                       \
+      "fewest bytes per aggregator: smaller collective accesses use fewer aggregators")           \
+    X(agio_node_size, INT, 0, 0, 1048576,                                                          \
+      "treat every N consecutive ranks as one node (0 = real nodes; for testing placement)")      \
     X(agio_file_perm, PERM, 0666, 0, 07777,                                                        \
       "permissions of files created by MPI_File_open, before the umask (octal)")
 

@@ -11,6 +11,7 @@
 #include "sieve.h"
 
 #include <limits.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "agio_err.h"
@@ -32,6 +33,49 @@ int64_t agio_sieve_byte_offset(const agio_dt *ftype, int64_t disp, int64_t skip)
     agio_dt_iter_init(&it, ftype, disp, skip);
     if (!agio_dt_iter_next(&it, INT64_MAX, &off, &len)) return disp;
     return off;
+}
+
+int64_t agio_sieve_stream_pos(const agio_dt *ftype, int64_t disp, int64_t x, int64_t p_lo,
+                              int64_t p_hi)
+{
+    while (p_lo < p_hi) {
+        int64_t mid = p_lo + (p_hi - p_lo) / 2;
+        if (agio_sieve_byte_offset(ftype, disp, mid) >= x)
+            p_hi = mid;
+        else
+            p_lo = mid + 1;
+    }
+    return p_lo;
+}
+
+void agio_sieve_runs(const agio_dt *ftype, int64_t disp, int64_t p0, int64_t p1,
+                     void (*fn)(void *ctx, int64_t off, int64_t len), void *ctx)
+{
+    struct agio_dt_iter it;
+    int64_t off, len;
+    if (p1 <= p0) return;
+    agio_dt_iter_init(&it, ftype, disp, p0);
+    while (p0 < p1 && agio_dt_iter_next(&it, p1 - p0, &off, &len)) {
+        fn(ctx, off, len);
+        p0 += len;
+    }
+}
+
+void agio_sieve_copy(const agio_dt *mtype, void *buf, int64_t m0, int64_t len, char *contig,
+                     int to_contig)
+{
+    struct agio_dt_iter it;
+    int64_t off, n;
+    if (len <= 0) return;
+    agio_dt_iter_init(&it, mtype, (int64_t)(intptr_t)buf, m0);
+    while (len > 0 && agio_dt_iter_next(&it, len, &off, &n)) {
+        if (to_contig)
+            memcpy(contig, (void *)(intptr_t)off, (size_t)n);
+        else
+            memcpy((void *)(intptr_t)off, contig, (size_t)n);
+        contig += n;
+        len -= n;
+    }
 }
 
 /* Fill iov with memory pieces covering the next `want` bytes of the memory stream. Returns the

@@ -31,7 +31,23 @@
     X(sys_read_ns, NSEC, MAX, "time in read system calls")                                         \
     X(sys_write_ns, NSEC, MAX, "time in write system calls")                                       \
     X(sys_sync_ns, NSEC, MAX, "time in fsync")                                                     \
-    X(sys_meta_ns, NSEC, MAX, "time in metadata system calls")
+    X(sys_meta_ns, NSEC, MAX, "time in metadata system calls")                                     \
+    X(cb_calls, COUNT, SUM, "collective calls that used collective buffering (two-phase)")        \
+    X(cb_indep_calls, COUNT, SUM, "collective calls that the automatic mode sent to independent I/O")\
+    X(cb_rounds, COUNT, MAX, "two-phase rounds (max over ranks)")                                  \
+    X(cb_aggregators, COUNT, MAX, "aggregators used by the last collective call")                  \
+    X(cb_agg_calls, COUNT, SUM, "collective calls in which this rank aggregated data")             \
+    X(cb_stripe_size, BYTES, MAX, "stripe (alignment unit) used for file domains")                 \
+    X(cb_stripe_writes, COUNT, SUM, "aggregator writes that cover exactly one whole aligned stripe") \
+    X(cb_aligned_writes, COUNT, SUM, "aggregator writes starting and ending on stripe boundaries") \
+    X(cb_direct_writes, COUNT, SUM, "aggregator writes issued with O_DIRECT")                      \
+    X(cb_rmw, COUNT, SUM, "read-modify-write cycles (holes filled by reading)")                    \
+    X(cb_rmw_bytes, BYTES, SUM, "bytes read for read-modify-write")                                \
+    X(cb_gaps, COUNT, SUM, "holes left in aggregator domains (written around)")                    \
+    X(cb_exch_bytes, BYTES, SUM, "bytes moved between ranks in the data exchange")                 \
+    X(cb_access_ns, NSEC, MAX, "time in the access exchange and decision")                         \
+    X(cb_exch_ns, NSEC, MAX, "time in the data exchange")                                          \
+    X(cb_io_ns, NSEC, MAX, "time aggregators spent in system I/O")
 
 /* System I/O size bins: [0,16) [16,256) [256,4Ki) [4Ki,64Ki) [64Ki,1Mi) [1Mi,16Mi) [16Mi,inf). */
 #define AGIO_STATS_NBINS 7
