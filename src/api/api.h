@@ -67,6 +67,8 @@ struct agio_rw_req {
     MPI_Datatype type;
     MPI_Status *status;
     int64_t moved; /* out: bytes moved */
+    int used_cb;   /* out: two-phase collective buffering was used */
+    int local_err; /* out: this rank's own error (collective calls agree on one code) */
 };
 int agio_api_rw(MPI_File fh, struct agio_rw_req *r);
 

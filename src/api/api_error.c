@@ -100,9 +100,7 @@ int agio_api_badfile(const char *fn)
 
 int agio_api_agree(MPI_Comm comm, int code)
 {
-    int out = code;
-    if (PMPI_Allreduce(&code, &out, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return AGIO_EINTERN;
-    return out;
+    return agio_file_agree(comm, code);
 }
 
 int agio_mul_overflow(int64_t a, int64_t b, int64_t *out)

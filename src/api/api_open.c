@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "collective/coll.h"
 #include "datatype/datatype_mpi.h"
 
 #define ALL_MODES                                                                                  \
@@ -106,6 +107,7 @@ static struct agio_file *new_file(MPI_Comm comm, const char *name, int amode)
 static void free_file(struct agio_file *f)
 {
     if (!f) return;
+    agio_coll_free(f);
     if (f->df) agio_drv_close(f->df);
     agio_view_free(&f->view);
     agio_eh_release(f->eh);
@@ -225,6 +227,7 @@ AGIO_DEF(int, MPI_File_delete, (const char *filename, MPI_Info info))
 static void close_at_finalize(struct agio_file *f)
 {
     agio_file_unregister(f);
+    agio_coll_free(f);
     if (f->df) agio_drv_close(f->df);
     f->df = NULL;
     agio_view_free(&f->view);

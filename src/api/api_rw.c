@@ -18,6 +18,7 @@
 
 #include "api.h"
 #include "datatype/datatype_mpi.h"
+#include "collective/coll.h"
 #include "sieve/sieve.h"
 
 enum { RW_READ = 0, RW_WRITE = 1 };
@@ -46,36 +47,50 @@ static int lock_range(struct agio_file *f, int is_write, int64_t skip, int64_t n
     return agio_drv_lock(f->df, kind, *lo, *len);
 }
 
-/* Steps 2-5 on a valid file; returns an agio code, *moved = bytes moved. */
-static int rw_local(struct agio_file *f, const struct agio_rw_req *r, int64_t *moved)
+/* Step 4, independent: the sieve layer, under a byte-range lock in atomic mode. */
+static int move_independent(struct agio_file *f, const struct agio_rw_req *r, int64_t skip,
+                            const agio_dt *mdt, int64_t nbytes, int64_t *moved)
+{
+    const struct agio_view *v = &f->view;
+    struct agio_access a = {.ftype = v->fdt, .disp = v->disp, .skip = skip, .mtype = mdt,
+                            .buf = r->buf, .nbytes = nbytes};
+    int64_t lo = 0, len = 0;
+    int locked = 0, rc = 0;
+    if (f->atomic) {
+        rc = lock_range(f, r->is_write, skip, nbytes,
+                        r->is_write ? AGIO_LOCK_WRITE : AGIO_LOCK_READ, &lo, &len);
+        locked = rc == 0;
+        if (rc == AGIO_ENOLCK) rc = 0; /* no locks here: a single system call per run */
+    }
+    if (!rc) rc = r->is_write ? agio_sieve_write(f->df, &a, moved) : agio_sieve_read(f->df, &a, moved);
+    if (locked) agio_drv_lock(f->df, AGIO_LOCK_UNLOCK, lo, len);
+    return rc;
+}
+
+/* Steps 2-5 on a valid file; returns an agio code (agreed across ranks for collective calls),
+ * *moved = bytes moved. */
+static int rw_local(struct agio_file *f, struct agio_rw_req *r, int64_t *moved)
 {
     agio_dt *mdt = NULL;
     int rc = check_access(f, r);
     *moved = 0;
     if (!rc) rc = agio_dt_from_mpi(r->type, &mdt);
-    if (rc) return rc;
-    int64_t nbytes;
+    int64_t nbytes = 0, skip = 0;
     const struct agio_view *v = &f->view;
-    if (agio_mul_overflow(r->count, agio_dt_info(mdt)->size, &nbytes)) rc = AGIO_EOVERFLOW;
-    else if (nbytes % v->esize) rc = AGIO_ETYPE;
+    if (!rc && agio_mul_overflow(r->count, agio_dt_info(mdt)->size, &nbytes)) rc = AGIO_EOVERFLOW;
+    if (!rc && nbytes % v->esize) rc = AGIO_ETYPE;
     pthread_mutex_lock(&f->lock);
-    int64_t pos = r->explicit_off ? (int64_t)r->offset : f->fp_ind, skip = 0;
+    int64_t pos = r->explicit_off ? (int64_t)r->offset : f->fp_ind;
     if (!rc && agio_mul_overflow(pos, v->esize, &skip)) rc = AGIO_EOVERFLOW;
     if (!rc && nbytes > 0 && agio_dt_info(v->fdt)->size == 0) rc = AGIO_ETYPE;
-    if (!rc && nbytes > 0) {
-        struct agio_access a = {.ftype = v->fdt, .disp = v->disp, .skip = skip, .mtype = mdt,
-                                .buf = r->buf, .nbytes = nbytes};
-        int64_t lo = 0, len = 0;
-        int locked = 0;
-        if (f->atomic) {
-            rc = lock_range(f, r->is_write, skip, nbytes,
-                            r->is_write ? AGIO_LOCK_WRITE : AGIO_LOCK_READ, &lo, &len);
-            locked = rc == 0;
-            if (rc == AGIO_ENOLCK) rc = 0; /* no locks here: a single system call per run */
-        }
-        if (!rc) rc = r->is_write ? agio_sieve_write(f->df, &a, moved)
-                                  : agio_sieve_read(f->df, &a, moved);
-        if (locked) agio_drv_lock(f->df, AGIO_LOCK_UNLOCK, lo, len);
+    if (rc) nbytes = 0;
+    r->local_err = rc;
+    if (r->collective) {
+        int used_cb = 0;
+        rc = agio_coll_rw(f, rc, r->is_write, skip, mdt, r->buf, nbytes, moved, &used_cb);
+        r->used_cb = used_cb;
+    } else if (!rc && nbytes > 0) {
+        rc = move_independent(f, r, skip, mdt, nbytes, moved);
     }
     if (!r->explicit_off) f->fp_ind += *moved / v->esize;
     pthread_mutex_unlock(&f->lock);
@@ -105,11 +120,8 @@ int agio_api_rw(MPI_File fh, struct agio_rw_req *r)
     agio_stats_add(&f->stats, id, 1);
     r->moved = rc ? 0 : moved;
     set_status(r->status, r->moved);
-    if (r->collective) {
-        int own = rc;
-        rc = agio_api_agree(f->comm, rc);
-        if (rc && !own) return agio_api_fail(f, r->fn, rc, "failed on another rank");
-    }
+    if (r->collective && rc && !r->local_err)
+        return agio_api_fail(f, r->fn, rc, "error agreed across the ranks of the collective call");
     if (rc) {
         char detail[160];
         snprintf(detail, sizeof detail, "%s at etype offset %lld, count %lld",

@@ -336,6 +336,15 @@ int agio_cb_worker_wait(struct agio_cb_worker *k)
     return rc;
 }
 
+int agio_cb_worker_error(struct agio_cb_worker *k)
+{
+    if (!k->started) return k->err;
+    pthread_mutex_lock(&k->mu);
+    int rc = k->err;
+    pthread_mutex_unlock(&k->mu);
+    return rc;
+}
+
 void agio_cb_worker_stop(struct agio_cb_worker *k)
 {
     if (!k->started) return;

@@ -77,6 +77,8 @@ int agio_cb_worker_start(struct agio_cb_worker *k);
 void agio_cb_worker_submit(struct agio_cb_worker *k, int (*job)(void *), void *arg);
 /* Wait for the current job; returns and clears the first error since the last wait. */
 int agio_cb_worker_wait(struct agio_cb_worker *k);
+/* The first error of finished jobs so far, without waiting or clearing. */
+int agio_cb_worker_error(struct agio_cb_worker *k);
 void agio_cb_worker_stop(struct agio_cb_worker *k);
 
 #endif

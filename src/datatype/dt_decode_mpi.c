@@ -10,10 +10,10 @@
  *   resized                          -> agio_dt_resized;  dup -> the old type's decoding
  *   named (predefined), f90          -> one run at the true lb; types with holes (MPI_SHORT_INT)
  *                                       are probed once with MPI_Pack of an index pattern.
- * After building, the size must equal MPI_Type_size_x and the true bounds MPI_Type_get_true_
- * extent_x (otherwise AGIO_ETYPE: never a silently wrong map), and lb/extent are set to what
- * MPI_Type_get_extent_x reports, so struct alignment padding and MPI_LB/MPI_UB markers come from
- * the MPI itself at every level.
+ * After building, the size must equal MPI_Type_size_x and the data must lie within the bounds of
+ * MPI_Type_get_true_extent_x (otherwise AGIO_ETYPE: never a silently wrong map), and lb/extent
+ * are set to what MPI_Type_get_extent_x reports, so struct alignment padding and MPI_LB/MPI_UB
+ * markers come from the MPI itself at every level.
  * Caching: derived types carry the decoded node in an attribute (keyval created once under a
  * mutex; the copy callback shares the reference on MPI_Type_dup, the delete callback releases
  * it). Predefined types live in a small static table published with release/acquire ordering.
@@ -167,8 +167,12 @@ static int settle(MPI_Datatype t, agio_dt **dt)
     MPI_Count b[5];
     const struct agio_dt_info *in = agio_dt_info(*dt);
     int rc = bounds_of(t, b);
-    if (rc == 0 && (in->size != b[0] || (b[0] > 0 && (in->true_lb != b[3] ||
-                                                        in->true_extent != b[4]))))
+    /* The data must lie within MPI's true bounds. They may be wider than ours (MPICH counts the
+     * bounds of empty members); narrower means MPI maps the data elsewhere (Open MPI 4.1 does
+     * so for hvectors of stride -1): refuse rather than disagree with the MPI. */
+    if (rc == 0 && (in->size != b[0] ||
+                    (b[0] > 0 && (in->true_lb < b[3] ||
+                                  in->true_lb + in->true_extent > b[3] + b[4]))))
         rc = AGIO_ETYPE;
     if (rc) {
         agio_dt_release(*dt);
@@ -334,7 +338,8 @@ static int decode_derived(MPI_Datatype t, int ni, int na, int nd, int comb, agio
         rc = PMPI_Type_get_contents(t, ni, na, nd, c.I, c.A, c.T) == MPI_SUCCESS ? 0 : AGIO_ETYPE;
         for (int i = 0; rc == 0 && i < nd; i++) rc = decode(c.T[i], &c.K[i]);
         for (int i = 0; i < nd && c.T; i++) free_if_derived(c.T[i]);
-        if (rc == 0 && nd == 0) rc = AGIO_ETYPE; /* every derived combiner has an old type */
+        if (rc == 0 && nd == 0 && comb != MPI_COMBINER_STRUCT && comb != COMB_STRUCT_INT)
+            rc = AGIO_ETYPE; /* every other derived combiner has an old type */
     }
     if (rc == 0) {
         rc = built(build_comb(&c), out);

@@ -17,6 +17,8 @@
 #include "hints/hints.h"
 #include "stats/stats.h"
 
+struct agio_coll_state;
+
 #define AGIO_FILE_MAGIC 0x6167696fu /* "agio" */
 
 /* Process-wide settings decided on one rank at open and broadcast with the hints. */
@@ -56,6 +58,7 @@ struct agio_file {
         int is_write;
         int64_t bytes;         /* result of the begin part, reported by end */
     } split;
+    struct agio_coll_state *coll; /* collective-buffering state, created on first use */
     pthread_mutex_t lock;      /* file pointer and view updates */
 };
 
@@ -70,6 +73,9 @@ struct agio_file *agio_file_lookup(MPI_File fh);
 struct agio_file *agio_file_from_index(int index);
 /* Call fn for every open file (finalize); fn may unregister the file it is given. */
 void agio_file_foreach(void (*fn)(struct agio_file *f));
+
+/* Collective over comm: every rank passes its agio code, all get the lowest (most severe). */
+int agio_file_agree(MPI_Comm comm, int code);
 
 /* ---- view (file_view.c) ---- */
 

@@ -89,3 +89,10 @@ void agio_file_foreach(void (*fn)(struct agio_file *f))
         if (f) fn(f);
     }
 }
+
+int agio_file_agree(MPI_Comm comm, int code)
+{
+    int out = code;
+    if (PMPI_Allreduce(&code, &out, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return AGIO_EINTERN;
+    return out;
+}

@@ -77,10 +77,12 @@ void agio_stats_print_text(FILE *out, const char *path, int nranks, const struct
 {
     fprintf(out, "agio stats: %s (%d ranks)\n", path, nranks);
     for (int i = 0; i < AGIO_ST_COUNT; i++) {
+        const struct agio_stats *src = rows[i].sum ? sum : max;
         if (0 == strcmp(rows[i].kind, "NSEC"))
-            fprintf(out, "  %-20s %12.6f s (max over ranks)\n", rows[i].name, secs(max->v[i]));
+            fprintf(out, "  %-20s %12.6f s (max over ranks)\n", rows[i].name, secs(src->v[i]));
         else
-            fprintf(out, "  %-20s %12" PRIu64 "\n", rows[i].name, sum->v[i]);
+            fprintf(out, "  %-20s %12" PRIu64 "%s\n", rows[i].name, src->v[i],
+                    rows[i].sum ? "" : " (max over ranks)");
     }
     uint64_t w = sum->v[AGIO_ST_sys_writes], r = sum->v[AGIO_ST_sys_reads];
     fprintf(out, "  %-20s %12.0f B\n", "avg_sys_write", w ? (double)sum->v[AGIO_ST_sys_write_bytes] / (double)w : 0.0);

@@ -34,6 +34,16 @@ static inline void agio_stats_add(struct agio_stats *s, enum agio_stat_id id, ui
     if (s) __atomic_fetch_add(&s->v[id], n, __ATOMIC_RELAXED);
 }
 
+/* Raise slot id to at least v (for counters reduced by maximum). */
+static inline void agio_stats_max(struct agio_stats *s, enum agio_stat_id id, uint64_t v)
+{
+    if (!s) return;
+    uint64_t cur = __atomic_load_n(&s->v[id], __ATOMIC_RELAXED);
+    while (cur < v && !__atomic_compare_exchange_n(&s->v[id], &cur, v, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED))
+        ;
+}
+
 /* Monotonic clock in nanoseconds. */
 uint64_t agio_now_ns(void);
 

@@ -1,0 +1,556 @@
+/*
+ * coll_engine_mpi.c - two-phase collective I/O, phase by phase (see coll.h for the overview).
+ *
+ * Senders never build a list of their whole access: for each aggregator and round they look up
+ * the stream positions of the domain range in their (monotone) view by binary search
+ * (agio_sieve_stream_pos) - the data of a file range is one contiguous range of the view stream -
+ * and walk only the runs inside it. Aggregators receive (offset, length) pairs and data, place
+ * them in a page-aligned window and hand the window to the worker thread (cbio.c) while the next
+ * round is exchanged.
+ * Invariants: every rank runs the same rounds and leaves the loop in the same round (errors travel
+ * in the count exchange); only bytes covered by some rank's view are written (cbio.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agio_err.h"
+#include "coll_state.h"
+#include "fdpart.h"
+#include "sieve/sieve.h"
+
+struct seg {
+    int a;          /* aggregator index */
+    int64_t p0, p1; /* view stream positions */
+};
+
+/* One call's context. */
+struct ctx {
+    struct agio_file *f;
+    struct agio_coll_state *c;
+    const struct agio_view *v;
+    int is_write;
+    int64_t skip, nbytes, lo, hi; /* my access: stream [skip, skip+nbytes), file [lo, hi) */
+    const agio_dt *mdt;
+    void *buf;
+    struct agio_fdpart part;
+    const int *aggs;
+    int naggs, my_agg;
+    /* per-round sender plan */
+    struct seg *segs;
+    int nsegs, cap_segs;
+    int64_t npairs; /* pairs in c->smeta */
+    int64_t *cnt;   /* 3 per rank: pairs, bytes, error (send) */
+    int64_t *rcnt;  /* same, received */
+    int *sc, *sd, *rc_, *rd; /* Alltoallv counts and displacements */
+    int64_t *a_pairs, *a_bytes; /* per aggregator */
+    int *order;                 /* aggregator indices sorted by rank */
+    int err;
+};
+
+static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    int64_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return AGIO_ENOMEM;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static void add_pair(void *vx, int64_t off, int64_t len)
+{
+    struct ctx *x = vx;
+    if (x->err) return;
+    x->err = grow((void **)&x->c->smeta, &x->c->cap_sm, 2 * (x->npairs + 1), sizeof(int64_t));
+    if (x->err) return;
+    x->c->smeta[2 * x->npairs] = off;
+    x->c->smeta[2 * x->npairs + 1] = len;
+    x->npairs++;
+}
+
+struct range_cb {
+    struct ctx *x;
+    int a;
+};
+
+/* Sender: my data inside domain range [rlo, rhi) of aggregator a. */
+static void plan_range(void *vr, int64_t rlo, int64_t rhi)
+{
+    struct range_cb *rcb = vr;
+    struct ctx *x = rcb->x;
+    if (x->err || rhi <= x->lo || rlo >= x->hi) return;
+    if (rlo < x->lo) rlo = x->lo;
+    if (rhi > x->hi) rhi = x->hi;
+    const struct agio_view *v = x->v;
+    int64_t e = x->skip + x->nbytes;
+    int64_t p0 = agio_sieve_stream_pos(v->fdt, v->disp, rlo, x->skip, e);
+    int64_t p1 = agio_sieve_stream_pos(v->fdt, v->disp, rhi, p0, e);
+    if (p1 <= p0) return;
+    int64_t cap = x->cap_segs;
+    x->err = grow((void **)&x->segs, &cap, x->nsegs + 1, sizeof(struct seg));
+    x->cap_segs = (int)cap;
+    if (x->err) return;
+    x->segs[x->nsegs++] = (struct seg){rcb->a, p0, p1};
+    x->a_bytes[rcb->a] += p1 - p0;
+    agio_sieve_runs(v->fdt, v->disp, p0, p1, add_pair, x);
+}
+
+/* Phase 5, sender side of round r: segments, pairs and counts per aggregator. */
+static void plan_round(struct ctx *x, int64_t r)
+{
+    x->nsegs = 0;
+    x->npairs = 0;
+    for (int k = 0; k < x->naggs; k++) {
+        int a = x->order[k]; /* aggregators in rank order: the Alltoallv layout */
+        int64_t before = x->npairs;
+        x->a_bytes[a] = 0;
+        if (x->nbytes > 0) {
+            struct range_cb rcb = {x, a};
+            agio_fdpart_round(&x->part, a, r, plan_range, &rcb);
+        }
+        x->a_pairs[a] = x->npairs - before;
+    }
+}
+
+/* Counts exchange (with errors); returns the agreed error of everyone so far. */
+static int exchange_counts(struct ctx *x, int my_err)
+{
+    int p = x->f->nprocs;
+    memset(x->cnt, 0, sizeof(int64_t) * 3 * (size_t)p);
+    for (int d = 0; d < p; d++)
+        x->cnt[3 * d + 2] = my_err;
+    for (int a = 0; a < x->naggs; a++) {
+        x->cnt[3 * x->aggs[a]] = x->a_pairs[a];
+        x->cnt[3 * x->aggs[a] + 1] = x->a_bytes[a];
+    }
+    if (PMPI_Alltoall(x->cnt, 3, MPI_INT64_T, x->rcnt, 3, MPI_INT64_T, x->f->comm) != MPI_SUCCESS)
+        return AGIO_EINTERN;
+    int e = my_err;
+    for (int s = 0; s < p; s++)
+        if (x->rcnt[3 * s + 2] < e) e = (int)x->rcnt[3 * s + 2];
+    return e;
+}
+
+/* Alltoallv counts/displacements from per-rank values (field 0 = pairs, 1 = bytes), scaled. */
+static int vcounts(struct ctx *x, const int64_t *c3, int field, int scale, int *cnt, int *dsp)
+{
+    int64_t off = 0;
+    for (int d = 0; d < x->f->nprocs; d++) {
+        int64_t n = c3[3 * d + field] * scale;
+        if (n > 0x7fffffff || off > 0x7fffffff) return AGIO_EOVERFLOW;
+        cnt[d] = (int)n;
+        dsp[d] = (int)off;
+        off += n;
+    }
+    return off > 0x7fffffff ? AGIO_EOVERFLOW : 0;
+}
+
+static int alltoallv(struct ctx *x, const void *sb, int *sc, int *sd, MPI_Datatype t, void *rb,
+                     int *rc, int *rd)
+{
+    uint64_t t0 = agio_now_ns();
+    int e = PMPI_Alltoallv(sb, sc, sd, t, rb, rc, rd, t, x->f->comm);
+    agio_stats_add(&x->f->stats, AGIO_ST_cb_exch_ns, agio_now_ns() - t0);
+    return e == MPI_SUCCESS ? 0 : AGIO_EINTERN;
+}
+
+/* After the count exchange: size every buffer and count array of this round, then agree, so a
+ * local failure (memory, int overflow of MPI counts) stops all ranks in the same place. */
+static int prepare_round(struct ctx *x, int64_t *rbytes)
+{
+    struct agio_coll_state *c = x->c;
+    int64_t rn = 0, sbytes = 0;
+    *rbytes = 0;
+    for (int s = 0; s < x->f->nprocs; s++) {
+        rn += 2 * x->rcnt[3 * s];
+        *rbytes += x->rcnt[3 * s + 1];
+        sbytes += x->cnt[3 * s + 1];
+    }
+    int64_t most = *rbytes > sbytes ? *rbytes : sbytes; /* reads send back what they receive */
+    int rc = grow((void **)&c->rmeta, &c->cap_rm, rn + 1, sizeof(int64_t));
+    if (!rc) rc = grow((void **)&c->smeta, &c->cap_sm, 1, sizeof(int64_t));
+    if (!rc) rc = grow((void **)&c->rbuf, &c->cap_r, most + 1, 1);
+    if (!rc) rc = grow((void **)&c->sbuf, &c->cap_s, most + 1, 1);
+    if (!rc) rc = vcounts(x, x->cnt, 0, 2, x->sc, x->sd);
+    if (!rc) rc = vcounts(x, x->rcnt, 0, 2, x->rc_, x->rd);
+    if (!rc) rc = vcounts(x, x->cnt, 1, 1, x->sc + x->f->nprocs, x->sd + x->f->nprocs);
+    if (!rc) rc = vcounts(x, x->rcnt, 1, 1, x->rc_ + x->f->nprocs, x->rd + x->f->nprocs);
+    return agio_file_agree(x->f->comm, rc);
+}
+
+/* Exchange the (offset, length) pairs: senders -> aggregators. */
+static int exchange_meta(struct ctx *x)
+{
+    return alltoallv(x, x->c->smeta, x->sc, x->sd, MPI_INT64_T, x->c->rmeta, x->rc_, x->rd);
+}
+
+/* Exchange data bytes in direction senders -> aggregators (writes) or back (reads). */
+static int exchange_data(struct ctx *x, int to_aggs, uint64_t bytes)
+{
+    int p = x->f->nprocs;
+    struct agio_coll_state *c = x->c;
+    agio_stats_add(&x->f->stats, AGIO_ST_cb_exch_bytes, bytes);
+    if (to_aggs)
+        return alltoallv(x, c->sbuf, x->sc + p, x->sd + p, MPI_BYTE, c->rbuf, x->rc_ + p,
+                         x->rd + p);
+    return alltoallv(x, c->sbuf, x->rc_ + p, x->rd + p, MPI_BYTE, c->rbuf, x->sc + p, x->sd + p);
+}
+
+/* Pack (writes) or unpack (reads) my data for the aggregators, in segment order, which is
+ * aggregator rank order: the same layout as the Alltoallv displacements. */
+static void copy_segments(struct ctx *x, char *base, int to_contig)
+{
+    char *p = base;
+    for (int i = 0; i < x->nsegs; i++) {
+        int64_t n = x->segs[i].p1 - x->segs[i].p0;
+        agio_sieve_copy(x->mdt, x->buf, x->segs[i].p0 - x->skip, n, p, to_contig);
+        p += n;
+    }
+}
+
+static int pack(struct ctx *x)
+{
+    copy_segments(x, x->c->sbuf, 1);
+    return 0;
+}
+
+struct write_job {
+    struct agio_cb_window *w;
+    struct agio_cb_io io;
+};
+
+static int write_job(void *arg)
+{
+    struct write_job *j = arg;
+    return agio_cb_window_write(j->w, &j->io);
+}
+
+/* Aggregator: the window of round r with its domain ranges. */
+static void add_range_cb(void *vw, int64_t lo, int64_t hi)
+{
+    struct agio_cb_window *w = vw;
+    agio_cb_window_add_range(w, lo, hi); /* allocation failure surfaces as a NULL window_at */
+}
+
+/* Aggregator: place received pieces (pairs from every source, data in the same order). */
+static int place(struct ctx *x, struct agio_cb_window *w, const char *data, int copy_in)
+{
+    const int64_t *m = x->c->rmeta;
+    int64_t npairs = 0;
+    for (int s = 0; s < x->f->nprocs; s++)
+        npairs += x->rcnt[3 * s];
+    for (int64_t i = 0; i < npairs; i++) {
+        char *dst = agio_cb_window_at(w, m[2 * i]);
+        if (!dst) return AGIO_EINTERN;
+        if (copy_in) {
+            memcpy(dst, data, (size_t)m[2 * i + 1]);
+            data += m[2 * i + 1];
+        }
+        int rc = agio_cb_window_add_piece(w, m[2 * i], m[2 * i + 1]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static void io_setup(struct ctx *x, struct agio_cb_io *io)
+{
+    struct agio_coll_state *c = x->c;
+    struct agio_file *f = x->f;
+    if (c->can_lock < 0) {
+        c->can_lock = agio_drv_lock(f->df, AGIO_LOCK_WRITE, 0, 1) == 0;
+        if (c->can_lock) agio_drv_lock(f->df, AGIO_LOCK_UNLOCK, 0, 1);
+    }
+    if (x->is_write && !c->direct_tried && f->hints.num[AGIO_H_direct_io] != AGIO_HINT_DISABLE) {
+        c->direct_tried = 1;
+        if (agio_drv_open(f->drv, f->path, AGIO_DRV_WRONLY | AGIO_DRV_DIRECT, 0, &f->stats,
+                          &c->direct))
+            c->direct = NULL;
+    }
+    io->df = f->df;
+    io->direct = x->is_write ? c->direct : NULL;
+    io->unit = x->part.unit;
+    io->can_lock = c->can_lock;
+    io->stats = &f->stats;
+}
+
+static int write_rounds(struct ctx *x)
+{
+    struct agio_coll_state *c = x->c;
+    struct write_job jobs[2];
+    int err = 0, pending = 0; /* pending: a local error to report in the next count exchange */
+    for (int64_t r = 0; r < x->part.nrounds; r++) {
+        plan_round(x, r);
+        int mine = x->err ? x->err : pending;
+        if (!mine && x->my_agg >= 0) mine = agio_cb_worker_error(&c->worker);
+        int64_t rbytes;
+        err = exchange_counts(x, mine);
+        if (!err) err = prepare_round(x, &rbytes);
+        if (!err) err = exchange_meta(x);
+        if (!err) err = pack(x);
+        if (!err) err = exchange_data(x, 1, (uint64_t)rbytes);
+        if (err) break;
+        if (x->my_agg < 0) continue;
+        struct write_job *j = &jobs[r % 2];
+        j->w = &c->win[r % 2];
+        io_setup(x, &j->io);
+        agio_cb_window_reset(j->w);
+        agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, j->w);
+        pending = place(x, j->w, c->rbuf, 1);
+        if (!pending) agio_cb_worker_submit(&c->worker, write_job, j);
+    }
+    int werr = x->my_agg >= 0 ? agio_cb_worker_wait(&c->worker) : 0;
+    return err ? err : pending ? pending : werr;
+}
+
+/* Aggregator, reads: copy the wanted pieces out of the window in the order they were asked. */
+static void reply(struct ctx *x, struct agio_cb_window *w)
+{
+    const int64_t *m = x->c->rmeta;
+    int64_t npairs = 0;
+    char *p = x->c->sbuf;
+    for (int s = 0; s < x->f->nprocs; s++)
+        npairs += x->rcnt[3 * s];
+    for (int64_t i = 0; i < npairs; i++) {
+        const char *src = agio_cb_window_at(w, m[2 * i]);
+        if (src) memcpy(p, src, (size_t)m[2 * i + 1]);
+        p += m[2 * i + 1];
+    }
+}
+
+static int read_rounds(struct ctx *x)
+{
+    struct agio_coll_state *c = x->c;
+    int err = 0, pending = 0;
+    for (int64_t r = 0; r < x->part.nrounds; r++) {
+        plan_round(x, r);
+        int64_t rbytes, sbytes = 0;
+        err = exchange_counts(x, x->err ? x->err : pending);
+        if (!err) err = prepare_round(x, &rbytes);
+        if (!err) err = exchange_meta(x);
+        if (err) break;
+        if (x->my_agg >= 0) {
+            struct agio_cb_window *w = &c->win[0];
+            struct agio_cb_io io;
+            io_setup(x, &io);
+            agio_cb_window_reset(w);
+            agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, w);
+            int e = place(x, w, NULL, 0);
+            if (!e) e = agio_cb_window_read(w, &io);
+            if (e && !pending) pending = e;
+            reply(x, w);
+        }
+        for (int s = 0; s < x->f->nprocs; s++)
+            sbytes += x->cnt[3 * s + 1];
+        err = exchange_data(x, 0, (uint64_t)sbytes);
+        if (err) break;
+        copy_segments(x, c->rbuf, 0);
+    }
+    return err ? err : pending;
+}
+
+/* ---- phases 1-4 ---- */
+
+static struct agio_coll_state *state(struct agio_file *f)
+{
+    if (f->coll) return f->coll;
+    struct agio_coll_state *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->can_lock = -1;
+    agio_cb_window_init(&c->win[0]);
+    agio_cb_window_init(&c->win[1]);
+    if (f->hints.num[AGIO_H_agio_cb_pipeline]) agio_cb_worker_start(&c->worker);
+    f->coll = c;
+    return c;
+}
+
+void agio_coll_free(struct agio_file *f)
+{
+    struct agio_coll_state *c = f->coll;
+    if (!c) return;
+    agio_cb_worker_stop(&c->worker);
+    agio_cb_window_free(&c->win[0]);
+    agio_cb_window_free(&c->win[1]);
+    if (c->direct) agio_drv_close(c->direct);
+    free(c->aggs);
+    free(c->sbuf);
+    free(c->rbuf);
+    free(c->smeta);
+    free(c->rmeta);
+    free(c);
+    f->coll = NULL;
+}
+
+/* Reduced facts about the access, identical on every rank. */
+struct access {
+    int64_t glo, ghi;     /* global accessed range */
+    int64_t total;        /* bytes over all ranks */
+    int64_t span_sum;     /* sum of each rank's hi - lo */
+    int64_t runs;         /* estimated contiguous file runs over all ranks */
+    int64_t writers;      /* ranks with data */
+    int err;
+};
+
+/* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
+static int access_exchange(struct ctx *x, struct access *g, int local_err)
+{
+    const struct agio_dt_info *t = agio_dt_info(x->v->fdt);
+    int64_t runs = 0;
+    if (x->nbytes > 0) {
+        runs = t->contiguous ? 1 : x->nbytes * (t->nruns > 0 ? t->nruns : 1) / (t->size > 0 ? t->size : 1) + 1;
+    }
+    int64_t mx[3] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
+                     -(int64_t)local_err};
+    int64_t sm[4] = {x->nbytes, x->nbytes > 0 ? x->hi - x->lo : 0, runs, x->nbytes > 0};
+    int64_t omx[3], osm[4];
+    if (PMPI_Allreduce(mx, omx, 3, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
+        PMPI_Allreduce(sm, osm, 4, MPI_INT64_T, MPI_SUM, x->f->comm) != MPI_SUCCESS)
+        return AGIO_EINTERN;
+    g->glo = omx[0] == INT64_MIN ? 0 : -omx[0];
+    g->ghi = omx[1] == INT64_MIN ? 0 : omx[1];
+    g->err = -(int)omx[2];
+    g->total = osm[0];
+    g->span_sum = osm[1];
+    g->runs = osm[2];
+    g->writers = osm[3];
+    return 0;
+}
+
+/* Phase 2: two-phase or independent. Uses only reduced values and hints: same on all ranks. */
+static int use_two_phase(const struct agio_file *f, int is_write, const struct access *g)
+{
+    int64_t mode = f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
+    if (mode == AGIO_HINT_DISABLE || g->total == 0) return 0;
+    if (mode == AGIO_HINT_ENABLE) return 1;
+    if (g->writers <= 1) return 0;
+    int interleaved = g->span_sum > g->ghi - g->glo;
+    int64_t avg_run = g->total / (g->runs > 0 ? g->runs : 1);
+    /* Ranks in disjoint regions with large pieces gain nothing from aggregation. */
+    if (!interleaved && avg_run >= (int64_t)4 << 20) return 0;
+    return 1;
+}
+
+static int64_t stripe_unit(struct agio_file *f, enum agio_fd_kind kind)
+{
+    struct agio_layout l;
+    agio_drv_layout(f->df, &l);
+    if (kind == AGIO_FD_BLOCK) return l.block_size > 0 ? l.block_size : 1 << 20;
+    if (f->hints.num[AGIO_H_striping_unit] > 0) return f->hints.num[AGIO_H_striping_unit];
+    return l.stripe_size > 0 ? l.stripe_size : 1 << 20;
+}
+
+/* Phases 3-4: aggregators in use and the partition. */
+static int partition(struct ctx *x, const struct access *g)
+{
+    int nc, nnodes, rc = agio_coll_aggregators(x->f, &x->aggs, &nc, &nnodes);
+    if (rc) return rc;
+    enum agio_fd_kind kind = (enum agio_fd_kind)x->f->hints.num[AGIO_H_cb_align];
+    int64_t unit = stripe_unit(x->f, kind);
+    int64_t want = g->total / x->f->hints.num[AGIO_H_agio_cb_min_per_agg];
+    x->naggs = nc < want ? nc : want < 1 ? 1 : (int)want;
+    rc = agio_fdpart_make(&x->part, kind, x->naggs, g->glo, g->ghi, unit,
+                          x->f->hints.num[AGIO_H_cb_buffer_size]);
+    if (rc) return rc;
+    x->my_agg = -1;
+    for (int a = 0; a < x->naggs; a++)
+        if (x->aggs[a] == x->f->rank) x->my_agg = a;
+    return 0;
+}
+
+static int alloc_ctx(struct ctx *x)
+{
+    int p = x->f->nprocs;
+    x->cnt = calloc(6 * (size_t)p, sizeof(int64_t));
+    x->sc = calloc(8 * (size_t)p, sizeof(int));
+    x->a_pairs = calloc(2 * (size_t)p + 1, sizeof(int64_t));
+    x->order = calloc((size_t)p + 1, sizeof(int));
+    if (!x->cnt || !x->sc || !x->a_pairs || !x->order) return AGIO_ENOMEM;
+    x->rcnt = x->cnt + 3 * p;
+    x->sd = x->sc + 2 * p;
+    x->rc_ = x->sc + 4 * p;
+    x->rd = x->sc + 6 * p;
+    x->a_bytes = x->a_pairs + p;
+    return 0;
+}
+
+static void free_ctx(struct ctx *x)
+{
+    free(x->cnt);
+    free(x->sc);
+    free(x->a_pairs);
+    free(x->order);
+    free(x->segs);
+    agio_fdpart_free(&x->part);
+}
+
+static void sort_order(struct ctx *x)
+{
+    for (int a = 0; a < x->naggs; a++)
+        x->order[a] = a;
+    for (int i = 1; i < x->naggs; i++) /* insertion sort by rank; naggs is small */
+        for (int j = i; j > 0 && x->aggs[x->order[j - 1]] > x->aggs[x->order[j]]; j--) {
+            int t = x->order[j];
+            x->order[j] = x->order[j - 1];
+            x->order[j - 1] = t;
+        }
+}
+
+/* Independent path of a collective call (automatic mode chose it, or two-phase is off). */
+static int independent(struct ctx *x, int64_t *moved)
+{
+    struct agio_access a = {.ftype = x->v->fdt, .disp = x->v->disp, .skip = x->skip,
+                            .mtype = x->mdt, .buf = x->buf, .nbytes = x->nbytes};
+    if (x->nbytes <= 0) return 0;
+    return x->is_write ? agio_sieve_write(x->f->df, &a, moved) : agio_sieve_read(x->f->df, &a, moved);
+}
+
+static int64_t bytes_before_eof(struct ctx *x)
+{
+    int64_t size = 0;
+    if (agio_drv_get_size(x->f->df, &size)) return x->nbytes;
+    int64_t p = agio_sieve_stream_pos(x->v->fdt, x->v->disp, size, x->skip, x->skip + x->nbytes);
+    return p - x->skip;
+}
+
+int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
+                 const agio_dt *mdt, void *buf, int64_t nbytes, int64_t *moved, int *used_cb)
+{
+    struct ctx x = {.f = f, .v = &f->view, .is_write = is_write, .skip = skip, .nbytes = nbytes,
+                    .mdt = mdt, .buf = buf, .c = state(f)};
+    uint64_t t0 = agio_now_ns();
+    struct access g;
+    *moved = 0;
+    *used_cb = 0;
+    int rc = local_err ? local_err : x.c ? alloc_ctx(&x) : AGIO_ENOMEM;
+    if (rc) x.nbytes = nbytes = 0;
+    if (nbytes > 0) {
+        x.lo = agio_sieve_byte_offset(x.v->fdt, x.v->disp, skip);
+        x.hi = agio_sieve_byte_offset(x.v->fdt, x.v->disp, skip + nbytes - 1) + 1;
+    }
+    int arc = access_exchange(&x, &g, rc);
+    rc = arc ? arc : g.err;
+    if (!rc && !use_two_phase(f, is_write, &g)) {
+        agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
+        rc = agio_file_agree(f->comm, independent(&x, moved));
+        free_ctx(&x);
+        return rc;
+    }
+    if (!rc) rc = agio_file_agree(f->comm, partition(&x, &g));
+    agio_stats_add(&f->stats, AGIO_ST_cb_access_ns, agio_now_ns() - t0);
+    if (!rc) {
+        *used_cb = 1;
+        sort_order(&x);
+        rc = is_write ? write_rounds(&x) : read_rounds(&x);
+        rc = agio_file_agree(f->comm, rc);
+        agio_stats_add(&f->stats, AGIO_ST_cb_calls, 1);
+        agio_stats_max(&f->stats, AGIO_ST_cb_rounds, (uint64_t)x.part.nrounds);
+        agio_stats_max(&f->stats, AGIO_ST_cb_aggregators, (uint64_t)x.naggs);
+        agio_stats_max(&f->stats, AGIO_ST_cb_stripe_size, (uint64_t)x.part.unit);
+        if (x.my_agg >= 0) agio_stats_add(&f->stats, AGIO_ST_cb_agg_calls, 1);
+        if (!rc) *moved = is_write ? nbytes : bytes_before_eof(&x);
+    }
+    free_ctx(&x);
+    return rc;
+}
