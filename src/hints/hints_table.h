@@ -13,15 +13,15 @@
 
 #define AGIO_HINTS_TABLE(X)                                                                        \
     X(romio_cb_read, ENUM, AGIO_HINT_AUTO, 0, 2,                                                   \
-      "[reserved: no effect until the collective engine lands] collective buffering for collective reads: enable | disable | automatic")                  \
+      "collective buffering for collective reads: enable | disable | automatic")                  \
     X(romio_cb_write, ENUM, AGIO_HINT_AUTO, 0, 2,                                                  \
-      "[reserved: no effect until the collective engine lands] collective buffering for collective writes: enable | disable | automatic")                 \
+      "collective buffering for collective writes: enable | disable | automatic")                 \
     X(cb_buffer_size, BYTES, 16777216, 65536, 1073741824,                                          \
-      "[reserved: no effect until the collective engine lands] bytes each aggregator moves per round of two-phase I/O")                                   \
-    X(cb_nodes, INT, 0, 0, 1048576, "[reserved: no effect until the collective engine lands] number of aggregators; 0 = one per node")                     \
-    X(cb_config_list, STRING, "*:1", 0, 0, "[reserved: no effect until the collective engine lands] aggregator placement, ROMIO syntax (*:N or host:N)")  \
+      "bytes each aggregator moves per round of two-phase I/O")                                   \
+    X(cb_nodes, INT, 0, 0, 1048576, "number of aggregators; 0 = one per node")                     \
+    X(cb_config_list, STRING, "*:1", 0, 0, "aggregator placement, ROMIO syntax (*:N or host:N)")  \
     X(cb_align, INT, 2, 0, 3,                                                                      \
-      "[reserved: no effect until the collective engine lands] file-domain partition: 0 even, 1 stripe-aligned per call, 2 persistent stripe-cyclic, "    \
+      "file-domain partition: 0 even, 1 stripe-aligned per call, 2 persistent stripe-cyclic, "    \
       "3 block-aligned")                                                                          \
     X(romio_ds_read, ENUM, AGIO_HINT_AUTO, 0, 2,                                                   \
       "[reserved: no effect until the sieving models lands] data sieving for independent non-contiguous reads: enable | disable | automatic")          \
@@ -33,7 +33,7 @@
       "[reserved: no effect until the sieving models lands] buffer for independent writes: sieving window and staging chunk")                          \
     X(striping_factor, INT, 0, 0, 65536, "[reserved: no effect until the lustre driver lands] stripe count for new files (0 = file system default)")  \
     X(striping_unit, BYTES, 0, 0, 4294967296,                                                      \
-      "[reserved: no effect until the collective engine lands] stripe size for new files and alignment unit of file domains (0 = from the file system)")  \
+      "stripe size for new files and alignment unit of file domains (0 = from the file system)")  \
     X(direct_io, ENUM, AGIO_HINT_AUTO, 0, 2,                                                       \
       "O_DIRECT for aligned aggregator writes: enable | disable | automatic (used where the "    \
       "file system accepts it)")                                                                  \
