@@ -192,7 +192,7 @@ int agio_fdpart_make(struct agio_fdpart *p, enum agio_fd_kind kind, int naggs, i
     p->naggs = naggs;
     p->lo = lo;
     p->hi = hi;
-    p->unit = kind == AGIO_FD_EVEN ? 0 : unit;
+    p->unit = unit; /* EVEN does not use it; kept for callers' statistics */
     if (kind == AGIO_FD_CYCLIC)
         return make_cyclic(p, round_bytes);
     p->bounds = calloc((size_t)naggs + 1, sizeof *p->bounds);

@@ -49,7 +49,8 @@ struct agio_fdpart {
     enum agio_fd_kind kind;
     int naggs;
     int64_t lo, hi;       /* accessed range */
-    int64_t unit;         /* stripe or block size (> 0 for STRIPE, CYCLIC, BLOCK; 0 for EVEN) */
+    int64_t unit;         /* stripe or block size (> 0 for STRIPE, CYCLIC, BLOCK; for EVEN as
+                           * given, unused by the partition) */
     int64_t round_bytes;  /* effective bytes per aggregator per round (after rounding) */
     int64_t nrounds;      /* rounds every rank runs */
     int64_t first_stripe; /* CYCLIC: first global stripe of round 0 (a multiple of S*naggs);
@@ -58,7 +59,7 @@ struct agio_fdpart {
                            * [bounds[a], bounds[a+1]), possibly empty); NULL for CYCLIC */
 };
 
-/* Build a partition. unit is ignored for EVEN (stored as 0); for the others unit <= 0 is
+/* Build a partition. unit is ignored for EVEN (only stored); for the others unit <= 0 is
  * AGIO_EARG. naggs >= 1, 0 <= lo <= hi, round_bytes >= 1, kind one of the four. Returns 0,
  * AGIO_EARG or AGIO_ENOMEM; on error *p is zeroed (bounds NULL), so agio_fdpart_free is safe.
  * An empty range gives nrounds 0 (bounds all lo). Overwrites *p without freeing it. */
