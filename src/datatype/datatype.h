@@ -33,9 +33,10 @@ struct agio_dt_info {
     int nonneg;          /* 1: no run starts below offset 0 (required of filetypes) */
 };
 
-/* ---- Builders (pure). Each takes ownership of the child references passed in and returns a
- * new reference, or NULL on allocation failure (children are released then too). lb/extent of
- * the result follow MPI's rules for the matching constructor; agio_dt_resized overrides them. */
+/* ---- Builders (pure, dt_repr.c). Each takes ownership of the child references passed in and
+ * returns a new reference, or NULL on failure (children are released then too; see
+ * agio_dt_last_error). lb/extent of the result follow MPI's rules for the matching constructor;
+ * agio_dt_resized overrides them. Repetition is kept: a vector is one node whatever its count. */
 
 agio_dt *agio_dt_bytes(int64_t len);                      /* len contiguous bytes, lb 0 */
 agio_dt *agio_dt_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, agio_dt *child);

@@ -5,17 +5,20 @@
  * of global indices; the type map visits the selected elements with the fastest dimension
  * innermost (the last dimension for C order, the first for Fortran order), element g at byte
  * (sum_d g_d * gstride_d) * extent(old), where gstride_d is the product of the global sizes of
- * the faster dimensions. Each dimension therefore wraps the type of the faster dimensions T:
- *   subarray, block:  the indices [s, s + n)          -> hindexed(1, {1}, {s*step}, hvector(n,1,step,T))
- *   cyclic(b):        blocks [(c*P + r)*b, +b), c < count, then a short block of rem indices
- *                     -> struct{ hvector(count, 1, P*b*step, hvector(b, 1, step, T)) at r*b*step,
- *                                hvector(rem, 1, step, T) at (count*P + r)*b*step }
- * with step = gstride_d * extent(old). Block and cyclic local sizes follow the standard (and
- * ROMIO's / Open MPI's MPIOI_Type_block/cyclic): block size ceil(g/P) by default, cyclic block 1
- * by default; distribution NONE is a block distribution over one process. The process grid is
+ * the faster dimensions. Each dimension therefore wraps the type of the faster dimensions T,
+ * with step = gstride_d * extent(old), its first index s contributing s * step to one
+ * displacement applied once at the top (a displacement commutes with the wrapping):
+ *   subarray, block:  the indices [s, s + n)  -> hvector(n, 1, step, T)
+ *   cyclic(b), s = r*b: blocks [s + c*P*b, +b) for c < count, then a short block of rem indices
+ *                     -> struct{ hvector(count, 1, P*b*step, hvector(b, 1, step, T)) at 0,
+ *                                hvector(rem, 1, step, T) at count*P*b*step }
+ * Block and cyclic local sizes follow the standard (as ROMIO's MPIOI_Type_block/cyclic and Open
+ * MPI's ompi_datatype_create_darray compute them): block size ceil(g/P) by default, cyclic block
+ * 1 by default; distribution NONE is a block distribution over one process. The process grid is
  * row-major over psizes whatever the array order. Every level uses explicit strides with
  * blocklength 1, so no intermediate extent matters; the result gets lb 0 and extent
- * prod(gsizes) * extent(old), as in the standard.
+ * prod(gsizes) * extent(old), as in the standard. Depth: one level per block dimension, at most
+ * three per cyclic one.
  * Invariants: invalid arguments (those MPI rejects) give NULL with AGIO_EARG; every product is
  * checked (AGIO_EOVERFLOW).
  */
@@ -30,37 +33,34 @@ static int dim_at(int ndims, int order, int k)
     return order == AGIO_DT_ORDER_C ? ndims - 1 - k : k;
 }
 
-/* Instances of t at the indices [start, start + len) of one dimension, step bytes apart. */
-static agio_dt *dim_block(agio_dt *t, int64_t start, int64_t len, int64_t step)
+/* Instances of t at the indices [first, first + len) of one dimension, step bytes apart; the
+ * displacement first * step goes to *disp (the caller applies all of them once, at the top). */
+static agio_dt *dim_block(agio_dt *t, int64_t first, int64_t len, int64_t step, int64_t *disp)
 {
     int ovf = 0;
-    int64_t one = 1, disp = ck_mul(&ovf, start, step);
+    *disp = ck_add(&ovf, *disp, ck_mul(&ovf, first, step));
     if (ovf) {
         agio_dt_release(t);
         return agio_dt_fail(AGIO_EOVERFLOW);
     }
-    return agio_dt_hindexed(1, &one, &disp, agio_dt_hvector(len, 1, step, t));
+    return agio_dt_hvector(len, 1, step, t);
 }
 
-/* Cyclic(b) over P processes, coordinate r, of a dimension of g indices. */
-static agio_dt *dim_cyclic(agio_dt *t, int64_t g, int64_t P, int64_t r, int64_t b, int64_t step)
+/* Cyclic(b) over P processes, coordinate r, of a dimension of g indices; displacement as above. */
+static agio_dt *dim_cyclic(agio_dt *t, int64_t g, int64_t P, int64_t r, int64_t b, int64_t step,
+                           int64_t *disp)
 {
     int ovf = 0;
-    int64_t first = ck_mul(&ovf, r, b), local = 0;
-    int64_t round = ck_mul(&ovf, P, b);
-    if (ovf) {
-        agio_dt_release(t);
-        return agio_dt_fail(AGIO_EOVERFLOW);
-    }
-    if (g > first) {
+    int64_t first = ck_mul(&ovf, r, b), round = ck_mul(&ovf, P, b), local = 0;
+    if (!ovf && g > first) {
         int64_t rem = (g - first) % round;
         local = (g - first) / round * b + (rem < b ? rem : b);
     }
     int64_t count = local / b, rest = local % b;
     int64_t bls[2] = {1, 1};
-    int64_t disps[2] = {ck_mul(&ovf, first, step),
-                        ck_mul(&ovf, ck_add(&ovf, ck_mul(&ovf, count, round), first), step)};
+    int64_t disps[2] = {0, ck_mul(&ovf, ck_mul(&ovf, count, round), step)};
     int64_t rstep = ck_mul(&ovf, round, step);
+    *disp = ck_add(&ovf, *disp, ck_mul(&ovf, local ? first : 0, step));
     if (ovf) {
         agio_dt_release(t);
         return agio_dt_fail(AGIO_EOVERFLOW);
@@ -71,16 +71,18 @@ static agio_dt *dim_cyclic(agio_dt *t, int64_t g, int64_t P, int64_t r, int64_t 
     return agio_dt_struct(2, bls, disps, kids);
 }
 
-/* lb 0, extent prod(sizes) * extent(old); checks the product. */
-static agio_dt *whole_array(agio_dt *t, int ndims, const int64_t *sizes, int64_t oext)
+/* t displaced by disp, with lb 0 and extent prod(sizes) * extent(old); checks the product. */
+static agio_dt *whole_array(agio_dt *t, int64_t disp, int ndims, const int64_t *sizes,
+                            int64_t oext)
 {
     int ovf = 0;
-    int64_t ext = oext;
+    int64_t ext = oext, one = 1;
     for (int d = 0; d < ndims; d++) ext = ck_mul(&ovf, ext, sizes[d]);
     if (ovf) {
         agio_dt_release(t);
         return agio_dt_fail(AGIO_EOVERFLOW);
     }
+    if (disp) t = agio_dt_hindexed(1, &one, &disp, t);
     return agio_dt_resized(t, 0, ext);
 }
 
@@ -90,24 +92,25 @@ agio_dt *agio_dt_subarray(int ndims, const int64_t *sizes, const int64_t *subsiz
     if (!old) return NULL;
     int bad = ndims < 1 || (order != AGIO_DT_ORDER_C && order != AGIO_DT_ORDER_FORTRAN);
     for (int d = 0; !bad && d < ndims; d++)
-        bad = sizes[d] < 1 || subsizes[d] < 0 || starts[d] < 0 || starts[d] > sizes[d] - subsizes[d];
+        bad = sizes[d] < 1 || subsizes[d] < 0 || starts[d] < 0 ||
+              starts[d] > sizes[d] - subsizes[d];
     if (bad) {
         agio_dt_release(old);
         return agio_dt_fail(AGIO_EARG);
     }
     int ovf = 0;
-    int64_t oext = old->info.extent, step = oext;
+    int64_t oext = old->info.extent, step = oext, disp = 0;
     agio_dt *t = old;
     for (int k = 0; k < ndims && t; k++) {
         int d = dim_at(ndims, order, k);
-        t = dim_block(t, starts[d], subsizes[d], step);
+        t = dim_block(t, starts[d], subsizes[d], step, &disp);
         step = ck_mul(&ovf, step, sizes[d]);
     }
     if (ovf) {
         agio_dt_release(t);
         return agio_dt_fail(AGIO_EOVERFLOW);
     }
-    return t ? whole_array(t, ndims, sizes, oext) : NULL;
+    return t ? whole_array(t, disp, ndims, sizes, oext) : NULL;
 }
 
 /* The arguments MPI_Type_create_darray accepts; coords[d] = this rank's grid coordinate. */
@@ -149,20 +152,20 @@ agio_dt *agio_dt_darray(int64_t nprocs, int64_t rank, int ndims, const int64_t *
         return agio_dt_fail(AGIO_EARG);
     }
     int ovf = 0;
-    int64_t oext = old->info.extent, step = oext;
+    int64_t oext = old->info.extent, step = oext, disp = 0;
     agio_dt *t = old;
     for (int k = 0; k < ndims && t; k++) {
         int d = dim_at(ndims, order, k);
         int64_t g = gsizes[d], P = psizes[d], r = coords[d], a = dargs[d];
         if (distribs[d] == AGIO_DT_DIST_CYCLIC) {
-            t = dim_cyclic(t, g, P, r, a == AGIO_DT_DARG_DFLT ? 1 : a, step);
+            t = dim_cyclic(t, g, P, r, a == AGIO_DT_DARG_DFLT ? 1 : a, step, &disp);
         } else {
             int64_t b = a == AGIO_DT_DARG_DFLT || distribs[d] == AGIO_DT_DIST_NONE
                             ? (g + P - 1) / P
                             : a;
             int64_t first = b * r, n = g - first; /* b * P < g + P: no overflow */
             if (n > b) n = b;
-            t = dim_block(t, n > 0 ? first : 0, n > 0 ? n : 0, step);
+            t = dim_block(t, n > 0 ? first : 0, n > 0 ? n : 0, step, &disp);
         }
         step = ck_mul(&ovf, step, g);
     }
@@ -170,5 +173,5 @@ agio_dt *agio_dt_darray(int64_t nprocs, int64_t rank, int ndims, const int64_t *
         agio_dt_release(t);
         return agio_dt_fail(AGIO_EOVERFLOW);
     }
-    return t ? whole_array(t, ndims, gsizes, oext) : NULL;
+    return t ? whole_array(t, disp, ndims, gsizes, oext) : NULL;
 }

@@ -194,10 +194,12 @@ int agio_dt_iter_next(struct agio_dt_iter *it, int64_t max_len, int64_t *off, in
         *len = 0;
         return 0;
     }
-    if (it->mode == 1) {
+    if (it->mode == 1) { /* endless run: cut so that off + len stays representable */
         *off = it->pend_off;
-        *len = max_len;
-        it->pend_off = (int64_t)((uint64_t)it->pend_off + (uint64_t)max_len);
+        *len = it->pend_off > 0 && max_len > INT64_MAX - it->pend_off ? INT64_MAX - it->pend_off
+                                                                       : max_len;
+        if (*len == 0) *len = 1;
+        it->pend_off = (int64_t)((uint64_t)it->pend_off + (uint64_t)*len);
         return 1;
     }
     while (it->pend_len < max_len && it->la_off == it->pend_off + it->pend_len &&

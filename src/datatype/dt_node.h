@@ -3,7 +3,8 @@
  *
  * Four node kinds. Every node below a root has size > 0 (builders drop empty parts):
  *   BYTES  one run [off, off + len); len == 0 only for an empty root.
- *   VEC    count blocks at origin + b * stride; a block is bl instances of child, child extent apart.
+ *   VEC    count blocks at origin + b * stride; a block is bl instances of child, one child
+ *          extent apart.
  *   RUNS   n runs: run i at off[i], data bytes psum[i] .. psum[i + 1] of the instance.
  *   IDX    n blocks: block i is bl[i] instances of kid[i] at disp[i] (extent apart); data bytes
  *          psum[i] .. psum[i + 1]. Hindexed and struct both become IDX (or RUNS when every child

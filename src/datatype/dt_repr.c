@@ -321,7 +321,8 @@ static agio_dt *make_runs(const struct idx_in *in, int64_t kept, int64_t lb, int
         agio_dt_release(dt);
         return make_bytes(o, len, lb, ext);
     }
-    dt->u.runs.n = m;
+    dt->u.runs.n = m; /* keep the layout of node_new(DT_RUNS, m): clone relies on it */
+    dt->u.runs.psum = memmove(off + m, ps, (size_t)(m + 1) * sizeof *ps);
     dt->depth = 1;
     dt->s = s;
     finish(dt, lb, ext);

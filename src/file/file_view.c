@@ -46,6 +46,7 @@ int agio_view_init(struct agio_view *v)
 
 void agio_view_free(struct agio_view *v)
 {
+    if (!v->edt && !v->fdt) return; /* never made (zero-filled): no MPI handles to release */
     drop_type(&v->etype);
     drop_type(&v->ftype);
     agio_dt_release(v->edt);
