@@ -40,10 +40,11 @@ static int builtin(MPI_Errhandler eh)
     return 0;
 }
 
-MPI_Errhandler agio_eh_retain(MPI_Errhandler eh)
+/* A new host reference to eh (same handle value), taken by attaching it to a private
+ * communicator and reading it back: the host adds one reference on every get. */
+static MPI_Errhandler host_ref(MPI_Errhandler eh)
 {
     MPI_Errhandler out = eh;
-    if (builtin(eh)) return eh;
     pthread_mutex_lock(&eh_lock);
     if (ref_comm == MPI_COMM_NULL) {
         PMPI_Comm_dup(MPI_COMM_SELF, &ref_comm);
@@ -55,6 +56,12 @@ MPI_Errhandler agio_eh_retain(MPI_Errhandler eh)
     }
     pthread_mutex_unlock(&eh_lock);
     return out;
+}
+
+/* Internal references: predefined handlers need none (agio_eh_release skips them too). */
+MPI_Errhandler agio_eh_retain(MPI_Errhandler eh)
+{
+    return builtin(eh) ? eh : host_ref(eh);
 }
 
 void agio_eh_release(MPI_Errhandler eh)
@@ -176,13 +183,17 @@ AGIO_DEF(int, MPI_File_get_errhandler, (MPI_File fh, MPI_Errhandler *errhandler)
     if (rc) return agio_api_fail(NULL, "MPI_File_get_errhandler", rc, NULL);
     if (!errhandler) return agio_api_fail(agio_file_lookup(fh), "MPI_File_get_errhandler",
                                           AGIO_EARG, NULL);
+    /* The user frees what get returns, predefined handlers included (the host MPIs count
+     * references on those too), so the returned handle always carries a host reference. */
     if (fh == MPI_FILE_NULL) {
-        *errhandler = agio_eh_null_default();
+        MPI_Errhandler eh = agio_eh_null_default();
+        *errhandler = host_ref(eh);
+        agio_eh_release(eh);
         return MPI_SUCCESS;
     }
     struct agio_file *f = agio_file_lookup(fh);
     if (!f) return agio_api_badfile("MPI_File_get_errhandler");
-    *errhandler = agio_eh_retain(f->eh);
+    *errhandler = host_ref(f->eh);
     return MPI_SUCCESS;
 }
 

@@ -480,8 +480,31 @@ static int decode(MPI_Datatype t, agio_dt **out)
     return rc;
 }
 
+/* Derived types must be committed before use in a data access or view (children need not be).
+ * No MPI call reports commitment directly; a zero-count MPI_Pack checks it in both MPIs. The
+ * check runs on every top-level use: a type may have been decoded (and cached) as an
+ * uncommitted child of another type. */
+static MPI_Comm probe_comm = MPI_COMM_NULL;
+
+static int committed(MPI_Datatype t)
+{
+    int pos = 0;
+    char b[1];
+    pthread_mutex_lock(&lock);
+    if (probe_comm == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_SELF, &probe_comm) == MPI_SUCCESS)
+        PMPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
+    MPI_Comm c = probe_comm;
+    pthread_mutex_unlock(&lock);
+    return c == MPI_COMM_NULL || PMPI_Pack(b, 0, t, b, 1, &pos, c) == MPI_SUCCESS;
+}
+
 int agio_dt_from_mpi(MPI_Datatype t, agio_dt **out)
 {
+    int64_t e[4];
+    int comb;
+    *out = NULL;
+    if (t == MPI_DATATYPE_NULL || envelope(t, e, &comb)) return AGIO_ETYPE;
+    if (!is_predefined(comb) && !committed(t)) return AGIO_ETYPE;
     return decode(t, out);
 }
 
@@ -493,6 +516,8 @@ void agio_dt_mpi_finalize(void)
     if (atomic_load_explicit(&keyval_ready, memory_order_relaxed) && !done)
         PMPI_Type_free_keyval(&keyval);
     atomic_store_explicit(&keyval_ready, 0, memory_order_relaxed);
+    if (probe_comm != MPI_COMM_NULL && !done) PMPI_Comm_free(&probe_comm);
+    probe_comm = MPI_COMM_NULL;
     int n = atomic_load_explicit(&nnamed, memory_order_relaxed);
     atomic_store_explicit(&nnamed, 0, memory_order_release);
     for (int i = 0; i < n; i++) agio_dt_release(named[i].dt);
