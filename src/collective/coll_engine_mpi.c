@@ -44,6 +44,11 @@ struct ctx {
     int *sc, *sd, *rc_, *rd; /* Alltoallv counts and displacements */
     int64_t *a_pairs, *a_bytes; /* per aggregator */
     int *order;                 /* aggregator indices sorted by rank */
+    MPI_Datatype *mtypes, *wtypes; /* per peer: my memory pieces / window pieces (absolute) */
+    int *wcnt, *wzero;             /* per peer: 1 if a type is set, else 0; all-zero displs */
+    MPI_Aint *tdisp;               /* scratch for hindexed construction */
+    int *tlen;
+    int64_t cap_t;
     int err;
 };
 
@@ -157,6 +162,8 @@ static int alltoallv(struct ctx *x, const void *sb, int *sc, int *sd, MPI_Dataty
     return e == MPI_SUCCESS ? 0 : AGIO_EINTERN;
 }
 
+static int memory_types(struct ctx *x);
+
 /* After the count exchange: size every buffer and count array of this round, then agree, so a
  * local failure (memory, int overflow of MPI counts) stops all ranks in the same place. */
 static int prepare_round(struct ctx *x, int64_t *rbytes)
@@ -169,15 +176,12 @@ static int prepare_round(struct ctx *x, int64_t *rbytes)
         *rbytes += x->rcnt[3 * s + 1];
         sbytes += x->cnt[3 * s + 1];
     }
-    int64_t most = *rbytes > sbytes ? *rbytes : sbytes; /* reads send back what they receive */
+    (void)sbytes;
     int rc = grow((void **)&c->rmeta, &c->cap_rm, rn + 1, sizeof(int64_t));
     if (!rc) rc = grow((void **)&c->smeta, &c->cap_sm, 1, sizeof(int64_t));
-    if (!rc) rc = grow((void **)&c->rbuf, &c->cap_r, most + 1, 1);
-    if (!rc) rc = grow((void **)&c->sbuf, &c->cap_s, most + 1, 1);
     if (!rc) rc = vcounts(x, x->cnt, 0, 2, x->sc, x->sd);
     if (!rc) rc = vcounts(x, x->rcnt, 0, 2, x->rc_, x->rd);
-    if (!rc) rc = vcounts(x, x->cnt, 1, 1, x->sc + x->f->nprocs, x->sd + x->f->nprocs);
-    if (!rc) rc = vcounts(x, x->rcnt, 1, 1, x->rc_ + x->f->nprocs, x->rd + x->f->nprocs);
+    if (!rc) rc = memory_types(x);
     return agio_file_agree(x->f->comm, rc);
 }
 
@@ -187,34 +191,103 @@ static int exchange_meta(struct ctx *x)
     return alltoallv(x, x->c->smeta, x->sc, x->sd, MPI_INT64_T, x->c->rmeta, x->rc_, x->rd);
 }
 
-/* Exchange data bytes in direction senders -> aggregators (writes) or back (reads). */
-static int exchange_data(struct ctx *x, int to_aggs, uint64_t bytes)
+/* One hindexed type over absolute (address, length) pieces, used with MPI_BOTTOM. */
+static int piece_type(struct ctx *x, int64_t n, MPI_Datatype *t)
 {
-    int p = x->f->nprocs;
-    struct agio_coll_state *c = x->c;
-    agio_stats_add(&x->f->stats, AGIO_ST_cb_exch_bytes, bytes);
-    if (to_aggs)
-        return alltoallv(x, c->sbuf, x->sc + p, x->sd + p, MPI_BYTE, c->rbuf, x->rc_ + p,
-                         x->rd + p);
-    return alltoallv(x, c->sbuf, x->rc_ + p, x->rd + p, MPI_BYTE, c->rbuf, x->sc + p, x->sd + p);
+    if (n > 0x7fffffff) return AGIO_EOVERFLOW;
+    int e = PMPI_Type_create_hindexed((int)n, x->tlen, x->tdisp, MPI_BYTE, t);
+    if (e == MPI_SUCCESS) e = PMPI_Type_commit(t);
+    return e == MPI_SUCCESS ? 0 : AGIO_ENOMEM;
 }
 
-/* Pack (writes) or unpack (reads) my data for the aggregators, in segment order, which is
- * aggregator rank order: the same layout as the Alltoallv displacements. */
-static void copy_segments(struct ctx *x, char *base, int to_contig)
+static int add_piece(struct ctx *x, int64_t *n, const void *addr, int64_t len)
 {
-    char *p = base;
-    for (int i = 0; i < x->nsegs; i++) {
-        int64_t n = x->segs[i].p1 - x->segs[i].p0;
-        agio_sieve_copy(x->mdt, x->buf, x->segs[i].p0 - x->skip, n, p, to_contig);
-        p += n;
+    if (*n && (const char *)x->tdisp[*n - 1] + x->tlen[*n - 1] == (const char *)addr &&
+        (int64_t)x->tlen[*n - 1] + len <= 0x7fffffff) {
+        x->tlen[*n - 1] += (int)len; /* adjacent in memory: one block */
+        return 0;
+    }
+    int64_t cap = x->cap_t;
+    int rc = grow((void **)&x->tdisp, &cap, *n + 1, sizeof(MPI_Aint));
+    if (!rc) rc = grow((void **)&x->tlen, &x->cap_t, *n + 1, sizeof(int));
+    if (rc) return rc;
+    x->tdisp[*n] = (MPI_Aint)(intptr_t)addr;
+    x->tlen[*n] = (int)len;
+    (*n)++;
+    return 0;
+}
+
+static void free_types(struct ctx *x)
+{
+    for (int d = 0; d < x->f->nprocs; d++) {
+        if (x->mtypes[d] != MPI_DATATYPE_NULL) PMPI_Type_free(&x->mtypes[d]);
+        if (x->wtypes[d] != MPI_DATATYPE_NULL) PMPI_Type_free(&x->wtypes[d]);
+        x->mtypes[d] = x->wtypes[d] = MPI_DATATYPE_NULL;
     }
 }
 
-static int pack(struct ctx *x)
+/* My memory pieces for each aggregator (segments are grouped by aggregator in rank order). */
+static int memory_types(struct ctx *x)
 {
-    copy_segments(x, x->c->sbuf, 1);
-    return 0;
+    int rc = 0;
+    for (int i = 0; i < x->nsegs && !rc;) {
+        int a = x->segs[i].a;
+        int64_t n = 0;
+        for (; i < x->nsegs && x->segs[i].a == a && !rc; i++) {
+            struct agio_dt_iter it;
+            int64_t off, len, left = x->segs[i].p1 - x->segs[i].p0;
+            agio_dt_iter_init(&it, x->mdt, (int64_t)(intptr_t)x->buf, x->segs[i].p0 - x->skip);
+            while (!rc && left > 0 && agio_dt_iter_next(&it, left, &off, &len)) {
+                rc = add_piece(x, &n, (const void *)(intptr_t)off, len);
+                left -= len;
+            }
+        }
+        if (!rc) rc = piece_type(x, n, &x->mtypes[x->aggs[a]]);
+    }
+    return rc;
+}
+
+/* Aggregator: window pieces of each source, in the order the source lists them. */
+static int window_types(struct ctx *x, const struct agio_cb_window *w)
+{
+    const int64_t *m = x->c->rmeta;
+    int rc = 0;
+    for (int s = 0; s < x->f->nprocs && !rc; s++) {
+        int64_t np = x->rcnt[3 * s], n = 0;
+        const int64_t *q = m + x->rd[s];
+        for (int64_t i = 0; i < np && !rc; i++) {
+            char *dst = agio_cb_window_at(w, q[2 * i]);
+            rc = dst ? add_piece(x, &n, dst, q[2 * i + 1]) : AGIO_ENOMEM;
+        }
+        if (!rc && np) rc = piece_type(x, n, &x->wtypes[s]);
+    }
+    return rc;
+}
+
+/* Move the data with one MPI_Alltoallw: memory -> window (writes) or window -> memory (reads). */
+static int exchange_typed(struct ctx *x, int to_aggs, uint64_t bytes)
+{
+    int p = x->f->nprocs;
+    int *sc = x->wcnt, *rc = x->wcnt + p;
+    for (int d = 0; d < p; d++) {
+        sc[d] = (to_aggs ? x->mtypes[d] : x->wtypes[d]) != MPI_DATATYPE_NULL;
+        rc[d] = (to_aggs ? x->wtypes[d] : x->mtypes[d]) != MPI_DATATYPE_NULL;
+    }
+    MPI_Datatype *st = to_aggs ? x->mtypes : x->wtypes, *rt = to_aggs ? x->wtypes : x->mtypes;
+    for (int d = 0; d < p; d++) { /* unused slots still need a valid type */
+        if (!sc[d]) st[d] = MPI_BYTE;
+        if (!rc[d]) rt[d] = MPI_BYTE;
+    }
+    uint64_t t0 = agio_now_ns();
+    int e = PMPI_Alltoallw(MPI_BOTTOM, sc, x->wzero, st, MPI_BOTTOM, rc, x->wzero, rt, x->f->comm);
+    agio_stats_add(&x->f->stats, AGIO_ST_cb_exch_ns, agio_now_ns() - t0);
+    agio_stats_add(&x->f->stats, AGIO_ST_cb_exch_bytes, bytes);
+    for (int d = 0; d < p; d++) {
+        if (!sc[d]) st[d] = MPI_DATATYPE_NULL;
+        if (!rc[d]) rt[d] = MPI_DATATYPE_NULL;
+    }
+    free_types(x);
+    return e == MPI_SUCCESS ? 0 : AGIO_EINTERN;
 }
 
 struct write_job {
@@ -235,20 +308,14 @@ static void add_range_cb(void *vw, int64_t lo, int64_t hi)
     agio_cb_window_add_range(w, lo, hi); /* allocation failure surfaces as a NULL window_at */
 }
 
-/* Aggregator: place received pieces (pairs from every source, data in the same order). */
-static int place(struct ctx *x, struct agio_cb_window *w, const char *data, int copy_in)
+/* Aggregator: record every piece it receives (writes) or must serve (reads) for coverage. */
+static int note_pieces(struct ctx *x, struct agio_cb_window *w)
 {
     const int64_t *m = x->c->rmeta;
     int64_t npairs = 0;
     for (int s = 0; s < x->f->nprocs; s++)
         npairs += x->rcnt[3 * s];
     for (int64_t i = 0; i < npairs; i++) {
-        char *dst = agio_cb_window_at(w, m[2 * i]);
-        if (!dst) return AGIO_EINTERN;
-        if (copy_in) {
-            memcpy(dst, data, (size_t)m[2 * i + 1]);
-            data += m[2 * i + 1];
-        }
         int rc = agio_cb_window_add_piece(w, m[2 * i], m[2 * i + 1]);
         if (rc) return rc;
     }
@@ -276,6 +343,16 @@ static void io_setup(struct ctx *x, struct agio_cb_io *io)
     io->stats = &f->stats;
 }
 
+/* Aggregator: the window of round r with its ranges and the receive/send types per source.
+ * Window growth must precede the types (they hold absolute addresses). Returns 0 or a code. */
+static int open_window(struct ctx *x, struct agio_cb_window *w, int64_t r)
+{
+    agio_cb_window_reset(w);
+    agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, w);
+    int rc = note_pieces(x, w);
+    return rc ? rc : window_types(x, w);
+}
+
 static int write_rounds(struct ctx *x)
 {
     struct agio_coll_state *c = x->c;
@@ -286,38 +363,24 @@ static int write_rounds(struct ctx *x)
         int mine = x->err ? x->err : pending;
         if (!mine && x->my_agg >= 0) mine = agio_cb_worker_error(&c->worker);
         int64_t rbytes;
+        struct write_job *j = &jobs[r % 2];
         err = exchange_counts(x, mine);
         if (!err) err = prepare_round(x, &rbytes);
         if (!err) err = exchange_meta(x);
-        if (!err) err = pack(x);
-        if (!err) err = exchange_data(x, 1, (uint64_t)rbytes);
+        if (!err && x->my_agg >= 0) {
+            j->w = &c->win[r % 2]; /* not in flight: the worker holds at most the other one */
+            io_setup(x, &j->io);
+            pending = open_window(x, j->w, r);
+        }
+        /* A window failure must not leave peers waiting: agree before moving data. */
+        if (!err) err = agio_file_agree(x->f->comm, pending);
+        if (!err) err = exchange_typed(x, 1, (uint64_t)rbytes);
+        free_types(x);
         if (err) break;
-        if (x->my_agg < 0) continue;
-        struct write_job *j = &jobs[r % 2];
-        j->w = &c->win[r % 2];
-        io_setup(x, &j->io);
-        agio_cb_window_reset(j->w);
-        agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, j->w);
-        pending = place(x, j->w, c->rbuf, 1);
-        if (!pending) agio_cb_worker_submit(&c->worker, write_job, j);
+        if (x->my_agg >= 0) agio_cb_worker_submit(&c->worker, write_job, j);
     }
     int werr = x->my_agg >= 0 ? agio_cb_worker_wait(&c->worker) : 0;
-    return err ? err : pending ? pending : werr;
-}
-
-/* Aggregator, reads: copy the wanted pieces out of the window in the order they were asked. */
-static void reply(struct ctx *x, struct agio_cb_window *w)
-{
-    const int64_t *m = x->c->rmeta;
-    int64_t npairs = 0;
-    char *p = x->c->sbuf;
-    for (int s = 0; s < x->f->nprocs; s++)
-        npairs += x->rcnt[3 * s];
-    for (int64_t i = 0; i < npairs; i++) {
-        const char *src = agio_cb_window_at(w, m[2 * i]);
-        if (src) memcpy(p, src, (size_t)m[2 * i + 1]);
-        p += m[2 * i + 1];
-    }
+    return err ? err : werr;
 }
 
 static int read_rounds(struct ctx *x)
@@ -330,27 +393,21 @@ static int read_rounds(struct ctx *x)
         err = exchange_counts(x, x->err ? x->err : pending);
         if (!err) err = prepare_round(x, &rbytes);
         if (!err) err = exchange_meta(x);
-        if (err) break;
-        if (x->my_agg >= 0) {
-            struct agio_cb_window *w = &c->win[0];
+        if (!err && x->my_agg >= 0) {
             struct agio_cb_io io;
             io_setup(x, &io);
-            agio_cb_window_reset(w);
-            agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, w);
-            int e = place(x, w, NULL, 0);
-            if (!e) e = agio_cb_window_read(w, &io);
-            if (e && !pending) pending = e;
-            reply(x, w);
+            pending = open_window(x, &c->win[0], r);
+            if (!pending) pending = agio_cb_window_read(&c->win[0], &io);
         }
+        if (!err) err = agio_file_agree(x->f->comm, pending);
         for (int s = 0; s < x->f->nprocs; s++)
             sbytes += x->cnt[3 * s + 1];
-        err = exchange_data(x, 0, (uint64_t)sbytes);
+        if (!err) err = exchange_typed(x, 0, (uint64_t)sbytes);
+        free_types(x);
         if (err) break;
-        copy_segments(x, c->rbuf, 0);
     }
-    return err ? err : pending;
+    return err;
 }
-
 /* ---- phases 1-4 ---- */
 
 static struct agio_coll_state *state(struct agio_file *f)
@@ -466,7 +523,14 @@ static int alloc_ctx(struct ctx *x)
     x->sc = calloc(8 * (size_t)p, sizeof(int));
     x->a_pairs = calloc(2 * (size_t)p + 1, sizeof(int64_t));
     x->order = calloc((size_t)p + 1, sizeof(int));
-    if (!x->cnt || !x->sc || !x->a_pairs || !x->order) return AGIO_ENOMEM;
+    x->mtypes = malloc(2 * sizeof(MPI_Datatype) * (size_t)p);
+    x->wcnt = calloc(3 * (size_t)p, sizeof(int));
+    if (!x->cnt || !x->sc || !x->a_pairs || !x->order || !x->mtypes || !x->wcnt)
+        return AGIO_ENOMEM;
+    x->wtypes = x->mtypes + p;
+    for (int d = 0; d < 2 * p; d++)
+        x->mtypes[d] = MPI_DATATYPE_NULL;
+    x->wzero = x->wcnt + 2 * p;
     x->rcnt = x->cnt + 3 * p;
     x->sd = x->sc + 2 * p;
     x->rc_ = x->sc + 4 * p;
@@ -482,6 +546,11 @@ static void free_ctx(struct ctx *x)
     free(x->a_pairs);
     free(x->order);
     free(x->segs);
+    if (x->mtypes) free_types(x);
+    free(x->mtypes);
+    free(x->wcnt);
+    free(x->tdisp);
+    free(x->tlen);
     agio_fdpart_free(&x->part);
 }
 
