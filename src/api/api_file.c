@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "collective/coll.h"
 
 /* Validated file or NULL after raising the error; *mpi_rc receives the code to return. */
 static struct agio_file *enter(MPI_File fh, const char *fn, int *mpi_rc)
@@ -35,7 +36,8 @@ static int size_op(MPI_File fh, MPI_Offset size, int prealloc, const char *fn)
     int mrc;
     struct agio_file *f = enter(fh, fn, &mrc);
     if (!f) return mrc;
-    int rc = size < 0 ? AGIO_EARG : (f->amode & MPI_MODE_RDONLY) ? AGIO_EROFS
+    int frc = agio_coll_flush(f); /* held write-behind bytes land before the size changes */
+    int rc = frc ? frc : size < 0 ? AGIO_EARG : (f->amode & MPI_MODE_RDONLY) ? AGIO_EROFS
              : (f->amode & MPI_MODE_SEQUENTIAL) && !prealloc ? AGIO_EUNSUPP : 0;
     /* All ranks must pass the same size (the standard requires it; we check). */
     MPI_Offset mm[2] = {size, -size}, out[2];
@@ -78,7 +80,8 @@ AGIO_DEF(int, MPI_File_sync, (MPI_File fh))
     int mrc;
     struct agio_file *f = enter(fh, fn, &mrc);
     if (!f) return mrc;
-    int rc = (f->amode & MPI_MODE_RDONLY) ? 0 : agio_drv_sync(f->df);
+    int rc = agio_coll_flush(f);
+    if (!rc && !(f->amode & MPI_MODE_RDONLY)) rc = agio_drv_sync(f->df);
     return finish(f, fn, rc, agio_api_agree(f->comm, rc));
 }
 
@@ -143,7 +146,8 @@ AGIO_DEF(int, MPI_File_set_atomicity, (MPI_File fh, int flag))
     if (!f) return mrc;
     int v = flag ? 1 : 0, mm[2] = {v, -v}, out[2];
     PMPI_Allreduce(mm, out, 2, MPI_INT, MPI_MAX, f->comm);
-    int rc = out[0] != -out[1] ? AGIO_ENOTSAME : 0;
+    int rc = out[0] != -out[1] ? AGIO_ENOTSAME : agio_coll_flush(f);
+    rc = agio_api_agree(f->comm, rc);
     if (!rc) f->atomic = v;
     return rc ? agio_api_fail(f, fn, rc, "flag differs between ranks") : MPI_SUCCESS;
 }

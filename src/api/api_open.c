@@ -191,7 +191,9 @@ AGIO_DEF(int, MPI_File_close, (MPI_File * fh))
     if (rc) return agio_api_fail(NULL, fn, rc, NULL);
     struct agio_file *f = fh ? agio_file_lookup(*fh) : NULL;
     if (!f) return agio_api_badfile(fn);
+    int frc = agio_coll_flush(f);
     int crc = agio_drv_close(f->df);
+    if (!crc) crc = frc;
     f->df = NULL;
     crc = agio_api_agree(f->comm, crc);
     if (f->cfg.stats) agio_api_stats_report(f);
@@ -227,6 +229,7 @@ AGIO_DEF(int, MPI_File_delete, (const char *filename, MPI_Info info))
 static void close_at_finalize(struct agio_file *f)
 {
     agio_file_unregister(f);
+    agio_coll_flush(f);
     agio_coll_free(f);
     if (f->df) agio_drv_close(f->df);
     f->df = NULL;

@@ -90,7 +90,8 @@ static int rw_local(struct agio_file *f, struct agio_rw_req *r, int64_t *moved)
         rc = agio_coll_rw(f, rc, r->is_write, skip, mdt, r->buf, nbytes, moved, &used_cb);
         r->used_cb = used_cb;
     } else if (!rc && nbytes > 0) {
-        rc = move_independent(f, r, skip, mdt, nbytes, moved);
+        rc = agio_coll_wb_self_flush(f); /* a process sees its own collective writes */
+        if (!rc) rc = move_independent(f, r, skip, mdt, nbytes, moved);
     }
     if (!r->explicit_off) f->fp_ind += *moved / v->esize;
     pthread_mutex_unlock(&f->lock);

@@ -7,6 +7,7 @@
  * one stays on every rank if any rank failed). Positions are in etypes relative to the view.
  */
 #include "api.h"
+#include "collective/coll.h"
 #include "datatype/datatype_mpi.h"
 
 AGIO_DEF(int, MPI_File_set_view,
@@ -19,7 +20,10 @@ AGIO_DEF(int, MPI_File_set_view,
     struct agio_file *f = agio_file_lookup(fh);
     if (!f) return agio_api_badfile(fn);
     struct agio_view nv;
-    if (disp == MPI_DISPLACEMENT_CURRENT)
+    int frc = agio_coll_flush(f); /* held bytes belong to the old view's accesses */
+    if (frc)
+        rc = frc;
+    else if (disp == MPI_DISPLACEMENT_CURRENT)
         rc = (f->amode & MPI_MODE_SEQUENTIAL) ? AGIO_EUNSUPP : AGIO_EOFFSET;
     else
         rc = agio_view_make(&nv, disp, etype, filetype, datarep);
@@ -29,6 +33,7 @@ AGIO_DEF(int, MPI_File_set_view,
     int all = agio_api_agree(f->comm, rc ? rc : hrc);
     if (rc || (all && all != AGIO_EINFOVAL)) {
         if (!rc) agio_view_free(&nv);
+        if (frc) return agio_api_fail(f, fn, all, "writing held write-behind data");
         return agio_api_fail(f, fn, all, rc ? NULL : "failed on another rank");
     }
     pthread_mutex_lock(&f->lock);

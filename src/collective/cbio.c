@@ -146,6 +146,27 @@ static int64_t coverage(struct agio_cb_window *w)
     return n;
 }
 
+int agio_cb_window_hold(struct agio_cb_window *w, int64_t from,
+                        int (*keep)(void *ctx, int64_t off, const void *data, int64_t len),
+                        void *ctx)
+{
+    int64_t n = coverage(w), k = n;
+    while (k > 0 && w->pieces[k - 1][0] + w->pieces[k - 1][1] > from)
+        k--; /* extents [k, n) reach past from */
+    int rc = 0;
+    for (int64_t i = k; i < n && !rc; i++) {
+        int64_t lo = w->pieces[i][0] > from ? w->pieces[i][0] : from;
+        int64_t hi = w->pieces[i][0] + w->pieces[i][1];
+        rc = keep(ctx, lo, agio_cb_window_at(w, lo), hi - lo);
+        if (lo > w->pieces[i][0]) { /* split: keep the part below from in the window */
+            w->pieces[i][1] = lo - w->pieces[i][0];
+            k = i + 1;
+        }
+    }
+    w->npieces = k;
+    return rc;
+}
+
 static void count_write(const struct agio_cb_io *io, int64_t off, int64_t len)
 {
     int64_t u = io->unit;

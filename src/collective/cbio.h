@@ -50,6 +50,12 @@ char *agio_cb_window_at(const struct agio_cb_window *w, int64_t off);
 /* Record a piece for coverage (writes: data placed; reads: data wanted). */
 int agio_cb_window_add_piece(struct agio_cb_window *w, int64_t off, int64_t len);
 
+/* Remove the covered bytes at offsets >= from out of the window's pieces, calling
+ * keep(ctx, off, data, len) for each removed extent (write-behind). Returns keep's first error. */
+int agio_cb_window_hold(struct agio_cb_window *w, int64_t from,
+                        int (*keep)(void *ctx, int64_t off, const void *data, int64_t len),
+                        void *ctx);
+
 /* Write the covered bytes of the window: whole covered spans in one call each; spans with holes
  * either as separate writes or, when one read plus one write is cheaper, by reading the holes
  * under a byte-range write lock (read-modify-write). Never writes a byte that no piece covered

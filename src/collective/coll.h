@@ -28,6 +28,19 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
 /* Release the per-file collective state (close, finalize). Local. */
 void agio_coll_free(struct agio_file *f);
 
+/* ---- write-behind (coll_wb.c); all local, no communication ---- */
+
+/* Before an independent access: write this rank's own held bytes. */
+int agio_coll_wb_self_flush(struct agio_file *f);
+/* Full local flush (sync, close, set_view, set_size, reads, finalize): own bytes written, the
+ * aggregator's copy dropped. Called on every rank at collective flush points. */
+int agio_coll_flush(struct agio_file *f);
+/* Start of a collective write: keep H for merging unless some rank flushed it. */
+int agio_coll_wb_release(struct agio_file *f, int any_self_flushed);
+/* Aggregator: write the held copy now (the call did not merge it). */
+int agio_coll_wb_write_held(struct agio_file *f);
+int agio_coll_wb_pending(const struct agio_file *f);
+
 /* ---- aggregator placement (coll_aggr_mpi.c) ---- */
 
 /* Collective over f->comm on first use, cached: ranks (in f->comm) that may aggregate, in the

@@ -30,6 +30,11 @@ struct ctx {
     const struct agio_view *v;
     int is_write;
     int64_t skip, nbytes, lo, hi; /* my access: stream [skip, skip+nbytes), file [lo, hi) */
+    int64_t glo, ghi;             /* everyone's access */
+    int wb;                       /* write-behind: hold the last partial stripe */
+    int64_t hold_lo;              /* start of the stripe part this call holds (or INT64_MAX) */
+    int hold_agg;                 /* aggregator index that holds it */
+    int64_t hold_round;
     const agio_dt *mdt;
     void *buf;
     struct agio_fdpart part;
@@ -301,12 +306,6 @@ static int write_job(void *arg)
     return agio_cb_window_write(j->w, &j->io);
 }
 
-/* Aggregator: the window of round r with its domain ranges. */
-static void add_range_cb(void *vw, int64_t lo, int64_t hi)
-{
-    struct agio_cb_window *w = vw;
-    agio_cb_window_add_range(w, lo, hi); /* allocation failure surfaces as a NULL window_at */
-}
 
 /* Aggregator: record every piece it receives (writes) or must serve (reads) for coverage. */
 static int note_pieces(struct ctx *x, struct agio_cb_window *w)
@@ -343,14 +342,93 @@ static void io_setup(struct ctx *x, struct agio_cb_io *io)
     io->stats = &f->stats;
 }
 
+/* Aggregator, write-behind: a range of this round that touches the held stripe is widened to
+ * the held bytes, so the stripe is written whole with this call's data. */
+struct open_ctx {
+    struct agio_cb_window *w;
+    const struct agio_wb_copy *held;
+    int64_t unit;
+    int touched;
+};
+
+static void open_range_cb(void *vo, int64_t lo, int64_t hi)
+{
+    struct open_ctx *o = vo;
+    const struct agio_wb_copy *h = o->held;
+    if (h->n && o->unit > 0) {
+        int64_t k = h->runs[0][0] / o->unit, h0 = h->runs[0][0];
+        int64_t h1 = h->runs[h->n - 1][0] + h->runs[h->n - 1][1];
+        if (lo < (k + 1) * o->unit && hi > k * o->unit) { /* range meets stripe k */
+            lo = lo < h0 ? lo : h0;
+            hi = hi > h1 ? hi : h1;
+            o->touched = 1;
+        }
+    }
+    agio_cb_window_add_range(o->w, lo, hi);
+}
+
 /* Aggregator: the window of round r with its ranges and the receive/send types per source.
- * Window growth must precede the types (they hold absolute addresses). Returns 0 or a code. */
+ * Window growth must precede the types (they hold absolute addresses). Held bytes go in first,
+ * so this call's data, arriving later, overrides them. Returns 0 or a code. */
 static int open_window(struct ctx *x, struct agio_cb_window *w, int64_t r)
 {
+    struct agio_wb_copy *h = &x->c->held;
+    struct open_ctx o = {w, h, x->part.unit, 0};
     agio_cb_window_reset(w);
-    agio_fdpart_round(&x->part, x->my_agg, r, add_range_cb, w);
-    int rc = note_pieces(x, w);
+    agio_fdpart_round(&x->part, x->my_agg, r, open_range_cb, &o);
+    int rc = 0;
+    if (o.touched) {
+        const char *p = h->buf;
+        for (int64_t i = 0; i < h->n && !rc; i++) {
+            char *dst = agio_cb_window_at(w, h->runs[i][0]);
+            if (!dst) rc = AGIO_ENOMEM;
+            if (!rc) memcpy(dst, p, (size_t)h->runs[i][1]);
+            if (!rc) rc = agio_cb_window_add_piece(w, h->runs[i][0], h->runs[i][1]);
+            p += h->runs[i][1];
+        }
+        agio_wb_clear(h);
+    }
+    if (!rc) rc = note_pieces(x, w);
     return rc ? rc : window_types(x, w);
+}
+
+static int keep_held(void *vc, int64_t off, const void *data, int64_t len)
+{
+    return agio_wb_add(vc, off, data, len);
+}
+
+/* Every rank, write-behind: copy my own bytes at offsets >= hold_lo ("mine"). */
+static int keep_mine(struct ctx *x)
+{
+    const struct agio_view *v = x->v;
+    int64_t e = x->skip + x->nbytes;
+    if (x->nbytes <= 0 || x->hi <= x->hold_lo) return 0;
+    int64_t p0 = agio_sieve_stream_pos(v->fdt, v->disp, x->hold_lo, x->skip, e);
+    char *tmp = malloc((size_t)(e - p0) + 1);
+    if (!tmp) return AGIO_ENOMEM;
+    agio_sieve_copy(x->mdt, x->buf, p0 - x->skip, e - p0, tmp, 1);
+    struct agio_dt_iter it;
+    int64_t off, len, at = 0, rc = 0;
+    agio_dt_iter_init(&it, v->fdt, v->disp, p0);
+    while (!rc && at < e - p0 && agio_dt_iter_next(&it, e - p0 - at, &off, &len)) {
+        rc = agio_wb_add(&x->c->mine, off, tmp + at, len);
+        at += len;
+    }
+    free(tmp);
+    return (int)rc;
+}
+
+/* Which stripe part this write holds: the call's last stripe when the call ends inside it. */
+static void plan_hold(struct ctx *x)
+{
+    x->hold_lo = INT64_MAX;
+    x->hold_agg = -1;
+    int64_t u = x->part.unit;
+    if (!x->wb || u <= 0 || x->ghi % u == 0) return;
+    int64_t lo = (x->ghi - 1) / u * u;
+    x->hold_lo = lo > x->glo ? lo : x->glo;
+    int64_t end;
+    x->hold_agg = agio_fdpart_owner(&x->part, x->ghi - 1, &x->hold_round, &end);
 }
 
 static int write_rounds(struct ctx *x)
@@ -377,10 +455,32 @@ static int write_rounds(struct ctx *x)
         if (!err) err = exchange_typed(x, 1, (uint64_t)rbytes);
         free_types(x);
         if (err) break;
+        if (x->my_agg >= 0 && x->my_agg == x->hold_agg && r == x->hold_round)
+            pending = agio_cb_window_hold(j->w, x->hold_lo, keep_held, &c->held_next);
         if (x->my_agg >= 0) agio_cb_worker_submit(&c->worker, write_job, j);
     }
     int werr = x->my_agg >= 0 ? agio_cb_worker_wait(&c->worker) : 0;
-    return err ? err : werr;
+    return err ? err : pending ? pending : werr;
+}
+
+/* After a write: the previous held stripe if it was not merged goes to disk; this call's held
+ * stripe takes its place; every rank keeps its own bytes of it. */
+static int finish_hold(struct ctx *x, int rc)
+{
+    struct agio_coll_state *c = x->c;
+    int r2 = agio_coll_wb_write_held(x->f);
+    struct agio_wb_copy t = c->held;
+    c->held = c->held_next;
+    c->held_next = t;
+    agio_wb_clear(&c->held_next);
+    if (rc) return rc;
+    if (r2) return r2;
+    if (x->hold_lo == INT64_MAX) return 0;
+    int64_t size = 0;
+    if (x->my_agg >= 0 && x->my_agg == x->hold_agg && !agio_drv_get_size(x->f->df, &size) &&
+        size < x->ghi)
+        r2 = agio_drv_set_size(x->f->df, x->ghi); /* get_size sees the held bytes' extent */
+    return r2 ? r2 : keep_mine(x);
 }
 
 static int read_rounds(struct ctx *x)
@@ -430,6 +530,9 @@ void agio_coll_free(struct agio_file *f)
     agio_cb_worker_stop(&c->worker);
     agio_cb_window_free(&c->win[0]);
     agio_cb_window_free(&c->win[1]);
+    agio_wb_free(&c->held);
+    agio_wb_free(&c->held_next);
+    agio_wb_free(&c->mine);
     if (c->direct) agio_drv_close(c->direct);
     free(c->aggs);
     free(c->sbuf);
@@ -448,6 +551,7 @@ struct access {
     int64_t runs;         /* estimated contiguous file runs over all ranks */
     int64_t writers;      /* ranks with data */
     int err;
+    int self_flushed;     /* some rank wrote its held bytes itself since the last collective */
 };
 
 /* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
@@ -458,16 +562,17 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err)
     if (x->nbytes > 0) {
         runs = t->contiguous ? 1 : x->nbytes * (t->nruns > 0 ? t->nruns : 1) / (t->size > 0 ? t->size : 1) + 1;
     }
-    int64_t mx[3] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
-                     -(int64_t)local_err};
+    int64_t mx[4] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
+                     -(int64_t)local_err, x->c ? x->c->self_flushed : 0};
     int64_t sm[4] = {x->nbytes, x->nbytes > 0 ? x->hi - x->lo : 0, runs, x->nbytes > 0};
-    int64_t omx[3], osm[4];
-    if (PMPI_Allreduce(mx, omx, 3, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
+    int64_t omx[4], osm[4];
+    if (PMPI_Allreduce(mx, omx, 4, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
         PMPI_Allreduce(sm, osm, 4, MPI_INT64_T, MPI_SUM, x->f->comm) != MPI_SUCCESS)
         return AGIO_EINTERN;
     g->glo = omx[0] == INT64_MIN ? 0 : -omx[0];
     g->ghi = omx[1] == INT64_MIN ? 0 : omx[1];
     g->err = -(int)omx[2];
+    g->self_flushed = (int)omx[3];
     g->total = osm[0];
     g->span_sum = osm[1];
     g->runs = osm[2];
@@ -589,7 +694,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     struct ctx x = {.f = f, .v = &f->view, .is_write = is_write, .skip = skip, .nbytes = nbytes,
                     .mdt = mdt, .buf = buf, .c = state(f)};
     uint64_t t0 = agio_now_ns();
-    struct access g;
+    struct access g = {0};
     *moved = 0;
     *used_cb = 0;
     int rc = local_err ? local_err : x.c ? alloc_ctx(&x) : AGIO_ENOMEM;
@@ -600,7 +705,16 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     }
     int arc = access_exchange(&x, &g, rc);
     rc = arc ? arc : g.err;
-    if (!rc && !use_two_phase(f, is_write, &g)) {
+    int two_phase = !rc && use_two_phase(f, is_write, &g);
+    /* Write-behind: merge the held stripe into this call only for a two-phase write with
+     * persistent (cyclic) domains that nobody flushed since; else everyone flushes first. */
+    x.wb = is_write && two_phase && f->hints.num[AGIO_H_agio_cb_write_behind] && !f->atomic &&
+           f->hints.num[AGIO_H_cb_align] == AGIO_FD_CYCLIC;
+    int frc = (x.wb && !g.self_flushed) ? agio_coll_wb_release(f, 0) : agio_coll_flush(f);
+    if (!rc) rc = agio_file_agree(f->comm, frc);
+    x.glo = g.glo;
+    x.ghi = g.ghi;
+    if (!rc && !two_phase) {
         agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
         rc = agio_file_agree(f->comm, independent(&x, moved));
         free_ctx(&x);
@@ -611,7 +725,9 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     if (!rc) {
         *used_cb = 1;
         sort_order(&x);
+        plan_hold(&x);
         rc = is_write ? write_rounds(&x) : read_rounds(&x);
+        if (is_write) rc = finish_hold(&x, rc);
         rc = agio_file_agree(f->comm, rc);
         agio_stats_add(&f->stats, AGIO_ST_cb_calls, 1);
         agio_stats_max(&f->stats, AGIO_ST_cb_rounds, (uint64_t)x.part.nrounds);

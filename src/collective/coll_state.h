@@ -7,6 +7,18 @@
 #include "cbio.h"
 #include "coll.h"
 
+/* A copy of written bytes: runs (offset, length) and their data in order. */
+struct agio_wb_copy {
+    char *buf;
+    int64_t bytes, cap;
+    int64_t (*runs)[2];
+    int64_t n, cap_runs;
+};
+
+int agio_wb_add(struct agio_wb_copy *c, int64_t off, const void *data, int64_t len);
+void agio_wb_clear(struct agio_wb_copy *c);
+void agio_wb_free(struct agio_wb_copy *c);
+
 struct agio_coll_state {
     int *aggs;  /* candidate aggregators, spread over nodes (coll_aggr_mpi.c) */
     int naggs;  /* candidates */
@@ -21,6 +33,11 @@ struct agio_coll_state {
     int64_t cap_s, cap_r;
     int64_t *smeta, *rmeta;
     int64_t cap_sm, cap_rm;
+    /* write-behind (coll_wb.c) */
+    struct agio_wb_copy held; /* aggregator: the held partial stripe */
+    struct agio_wb_copy mine; /* every rank: its own bytes in the held stripe */
+    struct agio_wb_copy held_next; /* the stripe this call will hold, built in its last round */
+    int self_flushed;         /* this rank wrote "mine" itself since the last collective */
 };
 
 #endif

@@ -39,6 +39,9 @@
       "file system accepts it)")                                                                  \
     X(agio_cb_pipeline, BOOL, 1, 0, 1,                                                             \
       "overlap the system I/O of a two-phase round with the next round's exchange")             \
+    X(agio_cb_write_behind, BOOL, 0, 0, 1,                                                         \
+      "hold the last partial stripe of a collective write until the next one completes it "     \
+      "(cb_align 2); flushed by sync, close, reads and independent access")                     \
     X(agio_cb_min_per_agg, BYTES, 1048576, 4096, 1073741824,                                       \
       "fewest bytes per aggregator: smaller collective accesses use fewer aggregators")           \
     X(agio_node_size, INT, 0, 0, 1048576,                                                          \
