@@ -35,6 +35,7 @@ struct ctx {
     int64_t hold_lo;              /* start of the stripe part this call holds (or INT64_MAX) */
     int hold_agg;                 /* aggregator index that holds it */
     int64_t hold_round;
+    int64_t merged_hi;            /* end of older held bytes merged into this call (or -1) */
     const agio_dt *mdt;
     void *buf;
     struct agio_fdpart part;
@@ -379,6 +380,8 @@ static int open_window(struct ctx *x, struct agio_cb_window *w, int64_t r)
     int rc = 0;
     if (o.touched) {
         const char *p = h->buf;
+        int64_t end = h->runs[h->n - 1][0] + h->runs[h->n - 1][1];
+        if (end > x->merged_hi) x->merged_hi = end;
         for (int64_t i = 0; i < h->n && !rc; i++) {
             char *dst = agio_cb_window_at(w, h->runs[i][0]);
             if (!dst) rc = AGIO_ENOMEM;
@@ -455,7 +458,10 @@ static int write_rounds(struct ctx *x)
         if (!err) err = exchange_typed(x, 1, (uint64_t)rbytes);
         free_types(x);
         if (err) break;
-        if (x->my_agg >= 0 && x->my_agg == x->hold_agg && r == x->hold_round)
+        /* Hold this call's tail, unless older held bytes were merged into it: their writers
+         * dropped their copies, so only writing them now keeps them safe. */
+        if (x->my_agg >= 0 && x->my_agg == x->hold_agg && r == x->hold_round &&
+            x->merged_hi <= x->hold_lo)
             pending = agio_cb_window_hold(j->w, x->hold_lo, keep_held, &c->held_next);
         if (x->my_agg >= 0) agio_cb_worker_submit(&c->worker, write_job, j);
     }
@@ -692,7 +698,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
                  const agio_dt *mdt, void *buf, int64_t nbytes, int64_t *moved, int *used_cb)
 {
     struct ctx x = {.f = f, .v = &f->view, .is_write = is_write, .skip = skip, .nbytes = nbytes,
-                    .mdt = mdt, .buf = buf, .c = state(f)};
+                    .mdt = mdt, .buf = buf, .c = state(f), .merged_hi = -1};
     uint64_t t0 = agio_now_ns();
     struct access g = {0};
     *moved = 0;

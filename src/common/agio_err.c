@@ -57,8 +57,7 @@ int agio_err_from_errno(int errnum)
     case ETXTBSY:
     case EBUSY: return AGIO_EINUSE;
     case ENOMEM: return AGIO_ENOMEM;
-    case EFBIG:
-    case EOVERFLOW: return AGIO_EOVERFLOW;
+    case EFBIG: return AGIO_EIO; /* file size limit (RLIMIT_FSIZE, file system maximum) */
     case EINVAL: return AGIO_EARG;
     case ENOLCK: return AGIO_ENOLCK;
     default: return AGIO_EIO;

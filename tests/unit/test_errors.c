@@ -102,7 +102,7 @@ static void test_errno(void)
         {EACCES, AGIO_EACCES},  {EPERM, AGIO_EACCES},  {EIO, AGIO_EIO},
         {ENOENT, AGIO_ENOENT},  {EEXIST, AGIO_EEXIST}, {EROFS, AGIO_EROFS},
         {ENOMEM, AGIO_ENOMEM},  {EINVAL, AGIO_EARG},   {ENAMETOOLONG, AGIO_EBADNAME},
-        {EFBIG, AGIO_EOVERFLOW}, {ENOLCK, AGIO_ENOLCK}, {EBUSY, AGIO_EINUSE},
+        {EFBIG, AGIO_EIO}, {ENOLCK, AGIO_ENOLCK}, {EBUSY, AGIO_EINUSE},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int got = agio_err_from_errno(cases[i].err);
