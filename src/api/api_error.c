@@ -8,6 +8,7 @@
  * the file and the cause. If dynamic codes are unavailable the class itself is returned.
  * Invariant: the class of a returned code is always agio_api_class(code).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     int cls;
     int codes[RING];
+    char text[RING][MPI_MAX_ERROR_STRING];
     int n, next;
 } rings[NCLASS_SLOTS];
 static int nrings;
@@ -59,9 +61,10 @@ static int code_with_text(int cls, const char *msg)
         if (PMPI_Add_error_code(cls, &c) != MPI_SUCCESS) return cls;
         rings[r].codes[rings[r].n++] = c;
     }
-    int c = rings[r].codes[rings[r].next];
+    int slot = rings[r].next, c = rings[r].codes[slot];
     rings[r].next = (rings[r].next + 1) % rings[r].n;
-    if (PMPI_Add_error_string(c, msg) != MPI_SUCCESS) return cls;
+    snprintf(rings[r].text[slot], MPI_MAX_ERROR_STRING, "%s", msg);
+    PMPI_Add_error_string(c, msg); /* MPICH 4.0.2 ignores it: see MPI_Error_string below */
     return c;
 }
 
@@ -106,6 +109,32 @@ int agio_api_agree(MPI_Comm comm, int code)
 int agio_mul_overflow(int64_t a, int64_t b, int64_t *out)
 {
     return __builtin_mul_overflow(a, b, out);
+}
+
+/* MPI_Error_string: agio's dynamic codes carry their message in agio's table (MPICH 4.0.2
+ * ignores MPI_Add_error_string for codes of predefined classes); every other code goes to the
+ * host MPI's implementation. */
+static int text_of(int code, char *out, int *len)
+{
+    int found = 0;
+    pthread_mutex_lock(&ring_lock);
+    for (int r = 0; r < nrings && !found; r++)
+        for (int i = 0; i < rings[r].n && !found; i++)
+            if (rings[r].codes[i] == code) {
+                snprintf(out, MPI_MAX_ERROR_STRING, "%s", rings[r].text[i]);
+                *len = (int)strlen(out);
+                found = 1;
+            }
+    pthread_mutex_unlock(&ring_lock);
+    return found;
+}
+
+AGIO_DEF(int, MPI_Error_string, (int errorcode, char *string, int *resultlen))
+{
+    static int (*host)(int, char *, int *);
+    if (string && resultlen && text_of(errorcode, string, resultlen)) return MPI_SUCCESS;
+    if (!host) host = (int (*)(int, char *, int *))dlsym(RTLD_NEXT, "PMPI_Error_string");
+    return host ? host(errorcode, string, resultlen) : MPI_ERR_INTERN;
 }
 
 /* ---- first use ---- */

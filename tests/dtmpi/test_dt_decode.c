@@ -524,6 +524,7 @@ static void test_large_counts(void)
     agio_dt *dt = NULL;
     const MPI_Count nb = 3000000000;
     MPI_Type_vector_c(nb, 1, 4, MPI_SHORT, &big);
+    MPI_Type_commit(&big); /* agio_dt_from_mpi takes committed types only */
     int rc = agio_dt_from_mpi(big, &dt);
     if (CHECK(rc == 0 && agio_dt_info(dt)->size == 2 * nb, "vector of 3e9 blocks")) {
         for (int k = 0; k < 100; k++) {
@@ -547,6 +548,7 @@ static void test_cache(void)
     MPI_Datatype v, d;
     agio_dt *a = NULL, *b = NULL, *c = NULL;
     MPI_Type_vector(3, 2, 5, MPI_INT, &v);
+    MPI_Type_commit(&v); /* agio_dt_from_mpi takes committed types only */
     agio_dt_from_mpi(v, &a);
     agio_dt_from_mpi(v, &b);
     CHECK(a && a == b, "derived types are cached on the type");
