@@ -522,6 +522,7 @@ static struct agio_coll_state *state(struct agio_file *f)
     struct agio_coll_state *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->can_lock = -1;
+    c->last_sig = -1;
     agio_cb_window_init(&c->win[0]);
     agio_cb_window_init(&c->win[1]);
     if (f->hints.num[AGIO_H_agio_cb_pipeline]) agio_cb_worker_start(&c->worker);
@@ -558,6 +559,7 @@ struct access {
     int64_t writers;      /* ranks with data */
     int err;
     int self_flushed;     /* some rank wrote its held bytes itself since the last collective */
+    int64_t last_ns;      /* slowest rank's time for the previous collective call */
 };
 
 /* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
@@ -568,17 +570,19 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err)
     if (x->nbytes > 0) {
         runs = t->contiguous ? 1 : x->nbytes * (t->nruns > 0 ? t->nruns : 1) / (t->size > 0 ? t->size : 1) + 1;
     }
-    int64_t mx[4] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
-                     -(int64_t)local_err, x->c ? x->c->self_flushed : 0};
+    int64_t mx[5] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
+                     -(int64_t)local_err, x->c ? x->c->self_flushed : 0,
+                     x->c ? (int64_t)x->c->last_ns : 0};
     int64_t sm[4] = {x->nbytes, x->nbytes > 0 ? x->hi - x->lo : 0, runs, x->nbytes > 0};
-    int64_t omx[4], osm[4];
-    if (PMPI_Allreduce(mx, omx, 4, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
+    int64_t omx[5], osm[4];
+    if (PMPI_Allreduce(mx, omx, 5, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
         PMPI_Allreduce(sm, osm, 4, MPI_INT64_T, MPI_SUM, x->f->comm) != MPI_SUCCESS)
         return AGIO_EINTERN;
     g->glo = omx[0] == INT64_MIN ? 0 : -omx[0];
     g->ghi = omx[1] == INT64_MIN ? 0 : omx[1];
     g->err = -(int)omx[2];
     g->self_flushed = (int)omx[3];
+    g->last_ns = omx[4];
     g->total = osm[0];
     g->span_sum = osm[1];
     g->runs = osm[2];
@@ -586,18 +590,65 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err)
     return 0;
 }
 
-/* Phase 2: two-phase or independent. Uses only reduced values and hints: same on all ranks. */
-static int use_two_phase(const struct agio_file *f, int is_write, const struct access *g)
+/* Phase 2: two-phase or independent. Uses only reduced values and hints: same on all ranks.
+ * automatic: the first calls of an access signature try both paths; afterwards the cheaper
+ * measured path (ns per byte, slowest rank) is taken, and the other one re-measured every 64
+ * calls so that a changed file system or load is noticed. */
+static int64_t signature(int is_write, const struct access *g)
 {
+    int64_t avg = g->total / (g->runs > 0 ? g->runs : 1), lg = 0;
+    while (avg > 1 && lg < 62) {
+        avg >>= 1;
+        lg++;
+    }
+    return (int64_t)is_write | lg << 1 | (int64_t)(g->span_sum > g->ghi - g->glo) << 8;
+}
+
+static void account_last(struct agio_coll_state *c, const struct access *g)
+{
+    if (c->last_sig < 0 || c->last_bytes <= 0 || g->last_ns <= 0) return;
+    struct agio_auto_sig *sg = &c->sigs[c->last_sig];
+    double cost = (double)g->last_ns / (double)c->last_bytes;
+    double *slot = &sg->cost[c->last_path];
+    /* Noise (a descheduled rank, another job) only adds time: keep the minimum, but let it
+     * drift up 5% per sample so a lasting change in the file system is followed. */
+    double drift = *slot * 1.05;
+    *slot = (*slot > 0 && drift < cost) ? drift : cost;
+}
+
+static int auto_choice(struct agio_coll_state *c, int is_write, const struct access *g, int *sig)
+{
+    int64_t key = signature(is_write, g);
+    int i = 0;
+    while (i < AGIO_AUTO_SIGS && c->sigs[i].used && c->sigs[i].key != key)
+        i++;
+    if (i == AGIO_AUTO_SIGS) i = (int)(key % AGIO_AUTO_SIGS); /* full: reuse a slot */
+    struct agio_auto_sig *sg = &c->sigs[i];
+    if (!sg->used || sg->key != key) *sg = (struct agio_auto_sig){1, key, {0, 0}, 0};
+    *sig = i;
+    sg->calls++;
+    int interleaved = g->span_sum > g->ghi - g->glo;
+    int64_t avg_run = g->total / (g->runs > 0 ? g->runs : 1);
+    int guess = interleaved || avg_run < ((int64_t)4 << 20); /* untried: aggregation first */
+    if (sg->cost[guess] == 0) return guess;
+    if (sg->cost[!guess] == 0) return !guess;
+    int best = sg->cost[1] <= sg->cost[0];
+    return (sg->calls % 64 == 0) ? !best : best;
+}
+
+static int use_two_phase(struct agio_file *f, int is_write, const struct access *g)
+{
+    struct agio_coll_state *c = f->coll;
     int64_t mode = f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
+    account_last(c, g);
+    c->last_sig = -1;
     if (mode == AGIO_HINT_DISABLE || g->total == 0) return 0;
     if (mode == AGIO_HINT_ENABLE) return 1;
     if (g->writers <= 1) return 0;
-    int interleaved = g->span_sum > g->ghi - g->glo;
-    int64_t avg_run = g->total / (g->runs > 0 ? g->runs : 1);
-    /* Ranks in disjoint regions with large pieces gain nothing from aggregation. */
-    if (!interleaved && avg_run >= (int64_t)4 << 20) return 0;
-    return 1;
+    int path = auto_choice(c, is_write, g, &c->last_sig);
+    c->last_path = path;
+    c->last_bytes = g->total;
+    return path;
 }
 
 static int64_t stripe_unit(struct agio_file *f, enum agio_fd_kind kind)
@@ -712,6 +763,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     int arc = access_exchange(&x, &g, rc);
     rc = arc ? arc : g.err;
     int two_phase = !rc && use_two_phase(f, is_write, &g);
+    uint64_t t_move = agio_now_ns();
     /* Write-behind: merge the held stripe into this call only for a two-phase write with
      * persistent (cyclic) domains that nobody flushed since; else everyone flushes first. */
     x.wb = is_write && two_phase && f->hints.num[AGIO_H_agio_cb_write_behind] && !f->atomic &&
@@ -723,6 +775,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     if (!rc && !two_phase) {
         agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
         rc = agio_file_agree(f->comm, independent(&x, moved));
+        x.c->last_ns = agio_now_ns() - t_move;
         free_ctx(&x);
         return rc;
     }
@@ -742,6 +795,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         if (x.my_agg >= 0) agio_stats_add(&f->stats, AGIO_ST_cb_agg_calls, 1);
         if (!rc) *moved = is_write ? nbytes : bytes_before_eof(&x);
     }
+    if (x.c) x.c->last_ns = agio_now_ns() - t_move;
     free_ctx(&x);
     return rc;
 }

@@ -19,6 +19,16 @@ int agio_wb_add(struct agio_wb_copy *c, int64_t off, const void *data, int64_t l
 void agio_wb_clear(struct agio_wb_copy *c);
 void agio_wb_free(struct agio_wb_copy *c);
 
+/* Automatic mode (romio_cb_* = automatic): measured cost per byte of each path for each access
+ * signature; updated only from values reduced across ranks, so every rank decides alike. */
+#define AGIO_AUTO_SIGS 16
+struct agio_auto_sig {
+    int used;
+    int64_t key;       /* direction, log2 of the average run, interleaving */
+    double cost[2];    /* ns per byte: [0] independent, [1] two-phase; 0 = not measured */
+    int64_t calls;
+};
+
 struct agio_coll_state {
     int *aggs;  /* candidate aggregators, spread over nodes (coll_aggr_mpi.c) */
     int naggs;  /* candidates */
@@ -38,6 +48,11 @@ struct agio_coll_state {
     struct agio_wb_copy mine; /* every rank: its own bytes in the held stripe */
     struct agio_wb_copy held_next; /* the stripe this call will hold, built in its last round */
     int self_flushed;         /* this rank wrote "mine" itself since the last collective */
+    struct agio_auto_sig sigs[AGIO_AUTO_SIGS];
+    int last_sig;             /* signature and path of the previous call (-1: none) */
+    int last_path;
+    int64_t last_bytes;
+    uint64_t last_ns;         /* this rank's time in the previous call's data movement */
 };
 
 #endif
