@@ -115,6 +115,8 @@ AGIO_DEF(int, MPI_File_set_info, (MPI_File fh, MPI_Info info))
     struct agio_hints h = f->hints;
     char bad[256] = "";
     int rc = agio_api_hints_from_info(&h, info, f->cfg.hints_display, bad, sizeof bad);
+    /* rank 0's hints for all: ranks must never take different collective paths */
+    PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, f->comm);
     int all = agio_api_agree(f->comm, rc);
     pthread_mutex_lock(&f->lock);
     f->hints = h; /* well-formed hints apply even when another one was malformed */

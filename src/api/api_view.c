@@ -30,6 +30,7 @@ AGIO_DEF(int, MPI_File_set_view,
     struct agio_hints h = f->hints;
     char bad[256] = "";
     int hrc = rc ? 0 : agio_api_hints_from_info(&h, info, f->cfg.hints_display, bad, sizeof bad);
+    PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, f->comm); /* rank 0's hints for all */
     int all = agio_api_agree(f->comm, rc ? rc : hrc);
     if (rc || (all && all != AGIO_EINFOVAL)) {
         if (!rc) agio_view_free(&nv);

@@ -563,30 +563,63 @@ struct access {
 };
 
 /* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
-static int access_exchange(struct ctx *x, struct access *g, int local_err)
+/* One reduction for the access exchange: slots [0, NMAX) take the maximum, the rest the sum
+ * (a user-defined, commutative MPI_Op, created once). */
+#define NMAX 5
+#define NSUM 4
+static MPI_Op access_op = MPI_OP_NULL;
+static pthread_once_t access_once = PTHREAD_ONCE_INIT;
+
+static void access_reduce(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    const int64_t *a = in;
+    int64_t *b = inout;
+    (void)t;
+    for (int k = 0; k + NMAX + NSUM <= *len; k += NMAX + NSUM) {
+        for (int i = 0; i < NMAX; i++)
+            if (a[k + i] > b[k + i]) b[k + i] = a[k + i];
+        for (int i = NMAX; i < NMAX + NSUM; i++)
+            b[k + i] += a[k + i];
+    }
+}
+
+static void make_access_op(void)
+{
+    PMPI_Op_create(access_reduce, 1, &access_op);
+}
+
+/* Phase 1 (and, on the predicted-independent path, the final agreement): my range, run
+ * estimate, error and the previous call's time, reduced with one MPI_Allreduce. */
+static int access_exchange(struct ctx *x, struct access *g, int local_err, int64_t ns)
 {
     const struct agio_dt_info *t = agio_dt_info(x->v->fdt);
     int64_t runs = 0;
-    if (x->nbytes > 0) {
-        runs = t->contiguous ? 1 : x->nbytes * (t->nruns > 0 ? t->nruns : 1) / (t->size > 0 ? t->size : 1) + 1;
-    }
-    int64_t mx[5] = {x->nbytes > 0 ? -x->lo : INT64_MIN, x->nbytes > 0 ? x->hi : INT64_MIN,
-                     -(int64_t)local_err, x->c ? x->c->self_flushed : 0,
-                     x->c ? (int64_t)x->c->last_ns : 0};
-    int64_t sm[4] = {x->nbytes, x->nbytes > 0 ? x->hi - x->lo : 0, runs, x->nbytes > 0};
-    int64_t omx[5], osm[4];
-    if (PMPI_Allreduce(mx, omx, 5, MPI_INT64_T, MPI_MAX, x->f->comm) != MPI_SUCCESS ||
-        PMPI_Allreduce(sm, osm, 4, MPI_INT64_T, MPI_SUM, x->f->comm) != MPI_SUCCESS)
+    if (x->nbytes > 0)
+        runs = t->contiguous ? 1
+                             : x->nbytes * (t->nruns > 0 ? t->nruns : 1) / (t->size > 0 ? t->size : 1) + 1;
+    int64_t v[NMAX + NSUM] = {x->nbytes > 0 ? -x->lo : INT64_MIN,
+                              x->nbytes > 0 ? x->hi : INT64_MIN,
+                              -(int64_t)local_err,
+                              x->c ? x->c->self_flushed : 0,
+                              ns,
+                              x->nbytes,
+                              x->nbytes > 0 ? x->hi - x->lo : 0,
+                              runs,
+                              x->nbytes > 0},
+            o[NMAX + NSUM];
+    pthread_once(&access_once, make_access_op);
+    if (access_op == MPI_OP_NULL ||
+        PMPI_Allreduce(v, o, NMAX + NSUM, MPI_INT64_T, access_op, x->f->comm) != MPI_SUCCESS)
         return AGIO_EINTERN;
-    g->glo = omx[0] == INT64_MIN ? 0 : -omx[0];
-    g->ghi = omx[1] == INT64_MIN ? 0 : omx[1];
-    g->err = -(int)omx[2];
-    g->self_flushed = (int)omx[3];
-    g->last_ns = omx[4];
-    g->total = osm[0];
-    g->span_sum = osm[1];
-    g->runs = osm[2];
-    g->writers = osm[3];
+    g->glo = o[0] == INT64_MIN ? 0 : -o[0];
+    g->ghi = o[1] == INT64_MIN ? 0 : o[1];
+    g->err = -(int)o[2];
+    g->self_flushed = (int)o[3];
+    g->last_ns = o[4];
+    g->total = o[5];
+    g->span_sum = o[6];
+    g->runs = o[7];
+    g->writers = o[8];
     return 0;
 }
 
@@ -616,16 +649,22 @@ static void account_last(struct agio_coll_state *c, const struct access *g)
     *slot = (*slot > 0 && drift < cost) ? drift : cost;
 }
 
-static int auto_choice(struct agio_coll_state *c, int is_write, const struct access *g, int *sig)
+/* The slot of an access signature (created, or a slot reused when the table is full). */
+static int find_sig(struct agio_coll_state *c, int64_t key)
 {
-    int64_t key = signature(is_write, g);
     int i = 0;
     while (i < AGIO_AUTO_SIGS && c->sigs[i].used && c->sigs[i].key != key)
         i++;
-    if (i == AGIO_AUTO_SIGS) i = (int)(key % AGIO_AUTO_SIGS); /* full: reuse a slot */
+    if (i == AGIO_AUTO_SIGS) i = (int)(key % AGIO_AUTO_SIGS);
     struct agio_auto_sig *sg = &c->sigs[i];
     if (!sg->used || sg->key != key) *sg = (struct agio_auto_sig){1, key, {0, 0}, 0};
-    *sig = i;
+    return i;
+}
+
+static int auto_choice(struct agio_coll_state *c, int is_write, const struct access *g, int *sig)
+{
+    *sig = find_sig(c, signature(is_write, g));
+    struct agio_auto_sig *sg = &c->sigs[*sig];
     sg->calls++;
     int interleaved = g->span_sum > g->ghi - g->glo;
     int64_t avg_run = g->total / (g->runs > 0 ? g->runs : 1);
@@ -745,6 +784,52 @@ static int64_t bytes_before_eof(struct ctx *x)
     return p - x->skip;
 }
 
+/* After an independent automatic call: if the next call of this direction is predicted to go
+ * independent too (independent measured cheaper, and no re-measurement due), it skips the
+ * access exchange and agrees once at its end. Decided from reduced values only: every rank
+ * makes the same prediction. */
+static void predict_next(struct ctx *x, const struct access *g, int is_write, int sig)
+{
+    struct agio_coll_state *c = x->c;
+    int64_t mode = x->f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
+    const struct agio_auto_sig *sg = sig >= 0 ? &c->sigs[sig] : NULL;
+    c->predict_indep = 0;
+    if (mode == AGIO_HINT_AUTO && sg && g->writers > 1 && sg->cost[0] > 0 && sg->cost[1] > 0 &&
+        sg->cost[0] < sg->cost[1] && (sg->calls + 1) % 64 != 0)
+        c->predict_indep = 1 + is_write;
+}
+
+/* The predicted-independent path: I/O first, then one reduction that agrees on the error and
+ * carries what the next decision needs (this call's access and its own time). */
+static int predicted_independent(struct ctx *x, int local_err, int64_t *moved)
+{
+    struct agio_file *f = x->f;
+    struct agio_coll_state *c = x->c;
+    struct access g = {0};
+    uint64_t t0 = agio_now_ns();
+    int rc = local_err ? local_err : agio_coll_flush(f);
+    if (!rc) rc = independent(x, moved);
+    int arc = access_exchange(x, &g, rc, (int64_t)(agio_now_ns() - t0));
+    rc = arc ? arc : g.err;
+    agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
+    c->predict_indep = 0;
+    c->last_sig = -1;
+    c->last_ns = 0;
+    if (!arc && g.total > 0) {
+        int sig = find_sig(c, signature(x->is_write, &g));
+        c->sigs[sig].calls++;
+        c->last_sig = sig; /* charge this call's time (g.last_ns) to the independent path */
+        c->last_path = 0;
+        c->last_bytes = g.total;
+        account_last(c, &g);
+        c->last_sig = -1;
+        predict_next(x, &g, x->is_write, sig);
+    }
+    if (rc) *moved = 0;
+    free_ctx(x);
+    return rc;
+}
+
 int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
                  const agio_dt *mdt, void *buf, int64_t nbytes, int64_t *moved, int *used_cb)
 {
@@ -760,7 +845,10 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         x.lo = agio_sieve_byte_offset(x.v->fdt, x.v->disp, skip);
         x.hi = agio_sieve_byte_offset(x.v->fdt, x.v->disp, skip + nbytes - 1) + 1;
     }
-    int arc = access_exchange(&x, &g, rc);
+    if (x.c && x.c->predict_indep == 1 + is_write && /* identical on every rank */
+        f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read] == AGIO_HINT_AUTO)
+        return predicted_independent(&x, rc, moved);
+    int arc = access_exchange(&x, &g, rc, x.c ? (int64_t)x.c->last_ns : 0);
     rc = arc ? arc : g.err;
     int two_phase = !rc && use_two_phase(f, is_write, &g);
     uint64_t t_move = agio_now_ns();
@@ -776,6 +864,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
         rc = agio_file_agree(f->comm, independent(&x, moved));
         x.c->last_ns = agio_now_ns() - t_move;
+        predict_next(&x, &g, is_write, x.c->last_sig);
         free_ctx(&x);
         return rc;
     }

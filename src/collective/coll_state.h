@@ -53,6 +53,8 @@ struct agio_coll_state {
     int last_path;
     int64_t last_bytes;
     uint64_t last_ns;         /* this rank's time in the previous call's data movement */
+    int predict_indep;        /* 1 + is_write: the next call of that direction goes independent
+                               * without an access exchange (coll_engine_mpi.c) */
 };
 
 #endif
