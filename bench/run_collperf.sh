@@ -6,7 +6,8 @@
 # fsync included in the write time. Configurations:
 #   host  ompio-indep ompio-coll romio-indep romio-coll        (Open MPI: --mca io ompio|romio321)
 #         mpich-indep mpich-coll                               (MPICH's ROMIO)
-#   agio  agio-indep agio-cb0 agio-cb1 agio-cb2 agio-auto      (LD_PRELOAD=libagio-<mpi>.so)
+#   agio  agio-indep agio-cb0 agio-cb1 agio-cb2 agio-wb agio-auto  (LD_PRELOAD=libagio-<mpi>.so)
+#         agio-wb = agio-cb2 with agio_cb_write_behind=true
 # "-coll" host runs and agio-cbN force collective buffering (romio_cb_write/read=enable); agio-auto
 # passes no hints. agio's statistics come from AGIO_STATS_FILE (embedded in each result line); the
 # host's system calls from one extra strace'd launch per host configuration at one rank count
@@ -162,12 +163,13 @@ declare -A cfg=(
     [agio-cb0]="agio||--mode coll --hints $both,cb_align=0"
     [agio-cb1]="agio||--mode coll --hints $both,cb_align=1"
     [agio-cb2]="agio||--mode coll --hints $both,cb_align=2"
+    [agio-wb]="agio||--mode coll --hints $both,cb_align=2,agio_cb_write_behind=true"
     [agio-auto]="agio||--mode coll"
 )
 declare -A cfglist=(
     [openmpi]="ompio-indep ompio-coll romio-indep romio-coll
-               agio-indep agio-cb0 agio-cb1 agio-cb2 agio-auto"
-    [mpich]="mpich-indep mpich-coll agio-indep agio-cb0 agio-cb1 agio-cb2 agio-auto"
+               agio-indep agio-cb0 agio-cb1 agio-cb2 agio-wb agio-auto"
+    [mpich]="mpich-indep mpich-coll agio-indep agio-cb0 agio-cb1 agio-cb2 agio-wb agio-auto"
 )
 declare -A nranks=([openmpi]=$nr_openmpi [mpich]=$nr_mpich)
 wanted() { [ "$configs" = all ] || [[ ",$configs," == *",$1,"* ]]; }

@@ -25,11 +25,11 @@ import sys
 from collections import defaultdict
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-ALIGN_COUNTER = "sys_write_aligned"  # writes stripe-aligned and stripe-sized, if agio adds it
-ALIGN_UNIT_COUNTER = "align_unit"  # the unit agio aligned to (bytes), if agio adds it
+ALIGN_COUNTER = "cb_aligned_writes"  # aggregator writes starting and ending on stripe boundaries
+ALIGN_UNIT_COUNTER = "cb_stripe_size"  # the stripe agio aligned to (bytes)
 
 HOST_ORDER = ["ompio-indep", "ompio-coll", "romio-indep", "romio-coll", "mpich-indep", "mpich-coll"]
-AGIO_ORDER = ["agio-indep", "agio-cb0", "agio-cb1", "agio-cb2", "agio-auto"]
+AGIO_ORDER = ["agio-indep", "agio-cb0", "agio-cb1", "agio-cb2", "agio-wb", "agio-auto"]
 CASE_ORDER = {"ior1": 0, "ior2": 1, "array3d": 2}
 OP_ORDER = {"write": 0, "read": 1}
 MPI_NAME = {"openmpi": "Open MPI", "mpich": "MPICH"}
