@@ -81,8 +81,13 @@ static int make_code(int code, const char *msg)
     return c;
 }
 
+static int mismatch;
+
 int agio_api_fail(struct agio_file *f, const char *fn, int code, const char *detail)
 {
+    /* Built for another MPI: its handles and constants mean nothing to the loaded one, so no
+     * MPI call is made at all (the message was printed once at first use). */
+    if (mismatch || code == AGIO_EMISMATCH) return MPI_ERR_OTHER;
     char msg[MPI_MAX_ERROR_STRING];
     const char *name = f ? f->name : NULL;
     snprintf(msg, sizeof msg, "agio %s%s%s: %s%s%s", fn, name ? " " : "", name ? name : "",
@@ -140,11 +145,12 @@ AGIO_DEF(int, MPI_Error_string, (int errorcode, char *string, int *resultlen))
 /* ---- first use ---- */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int mismatch;
 
 static void first_use(void)
 {
-    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    /* Sized for any MPI, not just ours: a mismatched library writes its own maximum (MPICH
+     * 8192 bytes, Open MPI 256) and would overflow a buffer of our header's size. */
+    char ver[16384];
     int len = 0;
     if (PMPI_Get_library_version(ver, &len) == MPI_SUCCESS && !strstr(ver, AGIO_MPI_EXPECT)) {
         mismatch = 1;
