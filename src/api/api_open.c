@@ -180,6 +180,10 @@ AGIO_DEF(int, MPI_File_open,
         return agio_api_fail(NULL, fn, rc, detail);
     }
     if (f->cfg.hints_display && f->rank == 0) agio_hints_display(stderr, &f->hints, f->name);
+    if (f->cfg.stats >= 2) {
+        f->df->trace_rank = f->rank;
+        f->df->trace_name = f->name;
+    }
     *fh = (MPI_File)f;
     return MPI_SUCCESS;
 }

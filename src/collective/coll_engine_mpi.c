@@ -10,6 +10,7 @@
  * Invariants: every rank runs the same rounds and leaves the loop in the same round (errors travel
  * in the count exchange); only bytes covered by some rank's view are written (cbio.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -886,6 +887,12 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         agio_stats_max(&f->stats, AGIO_ST_cb_stripe_size, (uint64_t)x.part.unit);
         if (x.my_agg >= 0) agio_stats_add(&f->stats, AGIO_ST_cb_agg_calls, 1);
         if (!rc) *moved = is_write ? nbytes : bytes_before_eof(&x);
+        if (f->cfg.stats >= 2)
+            fprintf(stderr, "agio trace: PE=%d %s_all two-phase range=[%lld,%lld) bytes=%lld "
+                    "aggs=%d agg=%d rounds=%lld unit=%lld rc=%d %s\n", f->rank,
+                    is_write ? "write" : "read", (long long)g.glo, (long long)g.ghi,
+                    (long long)nbytes, x.naggs, x.my_agg, (long long)x.part.nrounds,
+                    (long long)x.part.unit, rc, f->name);
     }
     if (x.c) x.c->last_ns = agio_now_ns() - t_move;
     free_ctx(&x);

@@ -12,6 +12,7 @@
 #include "driver.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -47,6 +48,16 @@ const struct agio_driver *agio_drv_select(const char *name, const char **path_ou
     }
     *path_out = name;
     return &agio_driver_posix;
+}
+
+/* AGIO_STATS=2 trace line of one system transfer (Cray XSTATS-like: rank, kind, offset, length). */
+static void trace(const struct agio_dfile *f, int is_write, int vec, int64_t off, uint64_t len,
+                  uint64_t ns)
+{
+    if (!f->trace_name) return;
+    fprintf(stderr, "agio trace: PE=%d %s%s off=%lld len=%llu t=%.6f %s\n", f->trace_rank,
+            is_write ? "pwrite" : "pread", vec ? "v" : "", (long long)off,
+            (unsigned long long)len, (double)ns * 1e-9, f->trace_name);
 }
 
 static void meta_done(struct agio_dfile *f, uint64_t t0, int rc)
@@ -89,6 +100,7 @@ static int xfer(struct agio_dfile *f, int is_write, char *buf, size_t len, int64
         int rc = is_write ? f->drv->pwrite(f, buf + *done, want, off + (int64_t)*done, &got)
                           : f->drv->pread(f, buf + *done, want, off + (int64_t)*done, &got);
         agio_stats_sysio(f->stats, is_write, got, agio_now_ns() - t0);
+        trace(f, is_write, 0, off + (int64_t)*done, got, agio_now_ns() - t0);
         if (rc) {
             agio_stats_add(f->stats, AGIO_ST_sys_errors, 1);
             return rc;
@@ -166,6 +178,7 @@ static int xferv(struct agio_dfile *f, int is_write, const struct iovec *iov, in
         uint64_t t0 = agio_now_ns();
         int rc = vslot(f, batch, k, off + (int64_t)*done, &got);
         agio_stats_sysio(f->stats, is_write, got, agio_now_ns() - t0);
+        trace(f, is_write, 1, off + (int64_t)*done, got, agio_now_ns() - t0);
         if (rc) {
             agio_stats_add(f->stats, AGIO_ST_sys_errors, 1);
             return rc;

@@ -78,6 +78,8 @@ struct agio_dfile {
     const struct agio_driver *drv;
     struct agio_stats *stats; /* set by the owner after open; may be NULL */
     int fd;                   /* POSIX descriptor when the driver has one, else -1 */
+    int trace_rank;           /* AGIO_STATS=2: one line per system call ... */
+    const char *trace_name;   /* ... naming this file (NULL: no trace) */
 };
 
 /* Pick the driver for a file name. A known "prefix:" (ufs:, posix:) selects explicitly and is
