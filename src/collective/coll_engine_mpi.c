@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "agio_err.h"
 #include "coll_state.h"
@@ -520,10 +521,65 @@ static int read_rounds(struct ctx *x)
 }
 /* ---- phases 1-4 ---- */
 
+/* Automatic-mode measurements outlive files: a process-wide table per file system (st_dev).
+ * A new file's table is rank 0's copy, broadcast inside the (collective) first call, so every
+ * rank of the file starts from the same values; at close a file's table merges back (local). */
+static pthread_mutex_t learned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t dev;
+    struct agio_auto_sig sig;
+} learned[4 * AGIO_AUTO_SIGS];
+
+static uint64_t file_dev(struct agio_file *f)
+{
+    struct stat st;
+    return (f->df && f->df->fd >= 0 && fstat(f->df->fd, &st) == 0) ? (uint64_t)st.st_dev : 0;
+}
+
+static void seed_sigs(struct agio_file *f, struct agio_coll_state *c)
+{
+    struct agio_auto_sig sigs[AGIO_AUTO_SIGS];
+    uint64_t dev = file_dev(f);
+    memset(sigs, 0, sizeof sigs);
+    if (f->rank == 0) {
+        int n = 0;
+        pthread_mutex_lock(&learned_lock);
+        for (unsigned i = 0; i < sizeof learned / sizeof learned[0] && n < AGIO_AUTO_SIGS; i++)
+            if (learned[i].sig.used && learned[i].dev == dev) {
+                sigs[n] = learned[i].sig;
+                sigs[n++].calls = 0;
+            }
+        pthread_mutex_unlock(&learned_lock);
+    }
+    /* every rank takes part, even one whose allocation failed (c == NULL) */
+    PMPI_Bcast(sigs, (int)sizeof sigs, MPI_BYTE, 0, f->comm);
+    if (c) memcpy(c->sigs, sigs, sizeof sigs);
+}
+
+static void learn_sigs(struct agio_file *f, const struct agio_coll_state *c)
+{
+    uint64_t dev = file_dev(f);
+    pthread_mutex_lock(&learned_lock);
+    for (int k = 0; k < AGIO_AUTO_SIGS; k++) {
+        if (!c->sigs[k].used || (c->sigs[k].cost[0] == 0 && c->sigs[k].cost[1] == 0)) continue;
+        unsigned n = sizeof learned / sizeof learned[0], i = 0, slot = n;
+        for (; i < n; i++) {
+            if (learned[i].sig.used && learned[i].dev == dev && learned[i].sig.key == c->sigs[k].key)
+                break;
+            if (!learned[i].sig.used && slot == n) slot = i;
+        }
+        if (i == n) i = slot < n ? slot : (unsigned)(c->sigs[k].key % n);
+        learned[i].dev = dev;
+        learned[i].sig = c->sigs[k];
+    }
+    pthread_mutex_unlock(&learned_lock);
+}
+
 static struct agio_coll_state *state(struct agio_file *f)
 {
     if (f->coll) return f->coll;
     struct agio_coll_state *c = calloc(1, sizeof *c);
+    seed_sigs(f, c); /* collective: state() runs inside the first collective call */
     if (!c) return NULL;
     c->can_lock = -1;
     c->last_sig = -1;
@@ -538,6 +594,7 @@ void agio_coll_free(struct agio_file *f)
 {
     struct agio_coll_state *c = f->coll;
     if (!c) return;
+    learn_sigs(f, c);
     agio_cb_worker_stop(&c->worker);
     agio_cb_window_free(&c->win[0]);
     agio_cb_window_free(&c->win[1]);
