@@ -621,12 +621,13 @@ struct access {
     int err;
     int self_flushed;     /* some rank wrote its held bytes itself since the last collective */
     int64_t last_ns;      /* slowest rank's time for the previous collective call */
+    int overlap_view;     /* some rank's view has overlapping tiled instances */
 };
 
 /* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
 /* One reduction for the access exchange: slots [0, NMAX) take the maximum, the rest the sum
  * (a user-defined, commutative MPI_Op, created once). */
-#define NMAX 5
+#define NMAX 6
 #define NSUM 4
 static MPI_Op access_op = MPI_OP_NULL;
 static pthread_once_t access_once = PTHREAD_ONCE_INIT;
@@ -663,6 +664,7 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err, int64
                               -(int64_t)local_err,
                               x->c ? x->c->self_flushed : 0,
                               ns,
+                              !agio_dt_info(x->v->fdt)->monotone, /* tiled instances overlap */
                               x->nbytes,
                               x->nbytes > 0 ? x->hi - x->lo : 0,
                               runs,
@@ -677,10 +679,11 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err, int64
     g->err = -(int)o[2];
     g->self_flushed = (int)o[3];
     g->last_ns = o[4];
-    g->total = o[5];
-    g->span_sum = o[6];
-    g->runs = o[7];
-    g->writers = o[8];
+    g->overlap_view = (int)o[5];
+    g->total = o[6];
+    g->span_sum = o[7];
+    g->runs = o[8];
+    g->writers = o[9];
     return 0;
 }
 
@@ -722,6 +725,18 @@ static int find_sig(struct agio_coll_state *c, int64_t key)
     return i;
 }
 
+/* Is a re-measurement of the losing path due on this call? Its period grows with the cost
+ * ratio, so re-measuring never costs more than about 1/64 of the time spent (64 calls when the
+ * paths are close, up to 65536 when one is 1000x dearer). */
+static int explore_due(const struct agio_auto_sig *sg, int64_t call)
+{
+    double lo = sg->cost[0] < sg->cost[1] ? sg->cost[0] : sg->cost[1];
+    double hi = sg->cost[0] < sg->cost[1] ? sg->cost[1] : sg->cost[0];
+    double ratio = lo > 0 ? hi / lo : 1;
+    int64_t period = (int64_t)(64 * (ratio < 1 ? 1 : ratio > 1024 ? 1024 : ratio));
+    return call % period == 0;
+}
+
 static int auto_choice(struct agio_coll_state *c, int is_write, const struct access *g, int *sig)
 {
     *sig = find_sig(c, signature(is_write, g));
@@ -733,7 +748,7 @@ static int auto_choice(struct agio_coll_state *c, int is_write, const struct acc
     if (sg->cost[guess] == 0) return guess;
     if (sg->cost[!guess] == 0) return !guess;
     int best = sg->cost[1] <= sg->cost[0];
-    return (sg->calls % 64 == 0) ? !best : best;
+    return explore_due(sg, sg->calls) ? !best : best;
 }
 
 static int use_two_phase(struct agio_file *f, int is_write, const struct access *g)
@@ -742,7 +757,8 @@ static int use_two_phase(struct agio_file *f, int is_write, const struct access 
     int64_t mode = f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
     account_last(c, g);
     c->last_sig = -1;
-    if (mode == AGIO_HINT_DISABLE || g->total == 0) return 0;
+    /* two-phase needs views whose stream order is file order (binary searches by offset) */
+    if (mode == AGIO_HINT_DISABLE || g->total == 0 || g->overlap_view) return 0;
     if (mode == AGIO_HINT_ENABLE) return 1;
     if (g->writers <= 1) return 0;
     int path = auto_choice(c, is_write, g, &c->last_sig);
@@ -856,7 +872,7 @@ static void predict_next(struct ctx *x, const struct access *g, int is_write, in
     const struct agio_auto_sig *sg = sig >= 0 ? &c->sigs[sig] : NULL;
     c->predict_indep = 0;
     if (mode == AGIO_HINT_AUTO && sg && g->writers > 1 && sg->cost[0] > 0 && sg->cost[1] > 0 &&
-        sg->cost[0] < sg->cost[1] && (sg->calls + 1) % 64 != 0)
+        sg->cost[0] < sg->cost[1] && !explore_due(sg, sg->calls + 1))
         c->predict_indep = 1 + is_write;
 }
 

@@ -31,6 +31,8 @@ struct agio_dt_info {
     int monotone;        /* 1: run offsets never decrease and runs never overlap, within an
                           * instance and across tiling (required of filetypes); exact */
     int nonneg;          /* 1: no run starts below offset 0 (required of filetypes) */
+    int monotone_instance; /* 1: monotone within one instance (what MPI-3.1 13.3 requires of a
+                            * filetype's typemap); instances may still overlap when tiled */
 };
 
 /* ---- Builders (pure, dt_repr.c). Each takes ownership of the child references passed in and

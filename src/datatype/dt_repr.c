@@ -101,6 +101,7 @@ static void finish(agio_dt *dt, int64_t lb, int64_t extent)
     in->contiguous = s->size > 0 && s->nruns == 1 && s->size == extent;
     /* across the tiling: instance k's last run ends before instance k+1's first run starts */
     in->monotone = s->size == 0 || (s->mono && !wide && span <= extent);
+    in->monotone_instance = s->size == 0 || s->mono;
     in->nonneg = s->size == 0 || s->tlb >= 0;
 }
 
