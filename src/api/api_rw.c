@@ -21,7 +21,6 @@
 #include "collective/coll.h"
 #include "sieve/sieve.h"
 
-enum { RW_READ = 0, RW_WRITE = 1 };
 enum { POS_INDIVIDUAL = 0, POS_EXPLICIT = 1 };
 
 static int check_access(const struct agio_file *f, const struct agio_rw_req *r)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "agio_err.h"
+#include "agio_util.h"
 #include "coll_state.h"
 #include "fdpart.h"
 #include "sieve/sieve.h"
@@ -60,24 +61,12 @@ struct ctx {
     int err;
 };
 
-static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    int64_t n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return AGIO_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
-}
 
 static void add_pair(void *vx, int64_t off, int64_t len)
 {
     struct ctx *x = vx;
     if (x->err) return;
-    x->err = grow((void **)&x->c->smeta, &x->c->cap_sm, 2 * (x->npairs + 1), sizeof(int64_t));
+    x->err = agio_grow((void **)&x->c->smeta, &x->c->cap_sm, 2 * (x->npairs + 1), sizeof(int64_t));
     if (x->err) return;
     x->c->smeta[2 * x->npairs] = off;
     x->c->smeta[2 * x->npairs + 1] = len;
@@ -103,7 +92,7 @@ static void plan_range(void *vr, int64_t rlo, int64_t rhi)
     int64_t p1 = agio_sieve_stream_pos(v->fdt, v->disp, rhi, p0, e);
     if (p1 <= p0) return;
     int64_t cap = x->cap_segs;
-    x->err = grow((void **)&x->segs, &cap, x->nsegs + 1, sizeof(struct seg));
+    x->err = agio_grow((void **)&x->segs, &cap, x->nsegs + 1, sizeof(struct seg));
     x->cap_segs = (int)cap;
     if (x->err) return;
     x->segs[x->nsegs++] = (struct seg){rcb->a, p0, p1};
@@ -185,8 +174,8 @@ static int prepare_round(struct ctx *x, int64_t *rbytes)
         sbytes += x->cnt[3 * s + 1];
     }
     (void)sbytes;
-    int rc = grow((void **)&c->rmeta, &c->cap_rm, rn + 1, sizeof(int64_t));
-    if (!rc) rc = grow((void **)&c->smeta, &c->cap_sm, 1, sizeof(int64_t));
+    int rc = agio_grow((void **)&c->rmeta, &c->cap_rm, rn + 1, sizeof(int64_t));
+    if (!rc) rc = agio_grow((void **)&c->smeta, &c->cap_sm, 1, sizeof(int64_t));
     if (!rc) rc = vcounts(x, x->cnt, 0, 2, x->sc, x->sd);
     if (!rc) rc = vcounts(x, x->rcnt, 0, 2, x->rc_, x->rd);
     if (!rc) rc = memory_types(x);
@@ -216,8 +205,8 @@ static int add_piece(struct ctx *x, int64_t *n, const void *addr, int64_t len)
         return 0;
     }
     int64_t cap = x->cap_t;
-    int rc = grow((void **)&x->tdisp, &cap, *n + 1, sizeof(MPI_Aint));
-    if (!rc) rc = grow((void **)&x->tlen, &x->cap_t, *n + 1, sizeof(int));
+    int rc = agio_grow((void **)&x->tdisp, &cap, *n + 1, sizeof(MPI_Aint));
+    if (!rc) rc = agio_grow((void **)&x->tlen, &x->cap_t, *n + 1, sizeof(int));
     if (rc) return rc;
     x->tdisp[*n] = (MPI_Aint)(intptr_t)addr;
     x->tlen[*n] = (int)len;
@@ -603,8 +592,6 @@ void agio_coll_free(struct agio_file *f)
     agio_wb_free(&c->mine);
     if (c->direct) agio_drv_close(c->direct);
     free(c->aggs);
-    free(c->sbuf);
-    free(c->rbuf);
     free(c->smeta);
     free(c->rmeta);
     free(c);

@@ -38,9 +38,7 @@ struct agio_coll_state {
     struct agio_dfile *direct; /* O_DIRECT descriptor of an aggregator, if the FS accepts it */
     int direct_tried;
     int can_lock;              /* -1 unknown, 0 no, 1 yes */
-    /* exchange buffers, grown on demand */
-    char *sbuf, *rbuf;
-    int64_t cap_s, cap_r;
+    /* (offset, length) pairs sent and received, grown on demand */
     int64_t *smeta, *rmeta;
     int64_t cap_sm, cap_rm;
     /* write-behind (coll_wb.c) */

@@ -21,25 +21,14 @@
 #include <string.h>
 
 #include "agio_err.h"
+#include "agio_util.h"
 #include "coll_state.h"
 
-static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    int64_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return AGIO_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
-}
 
 int agio_wb_add(struct agio_wb_copy *c, int64_t off, const void *data, int64_t len)
 {
-    int rc = grow((void **)&c->buf, &c->cap, c->bytes + len, 1);
-    if (!rc) rc = grow((void **)&c->runs, &c->cap_runs, c->n + 1, sizeof c->runs[0]);
+    int rc = agio_grow((void **)&c->buf, &c->cap, c->bytes + len, 1);
+    if (!rc) rc = agio_grow((void **)&c->runs, &c->cap_runs, c->n + 1, sizeof c->runs[0]);
     if (rc) return rc;
     memcpy(c->buf + c->bytes, data, (size_t)len);
     c->runs[c->n][0] = off;
