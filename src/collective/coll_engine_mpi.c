@@ -510,65 +510,11 @@ static int read_rounds(struct ctx *x)
 }
 /* ---- phases 1-4 ---- */
 
-/* Automatic-mode measurements outlive files: a process-wide table per file system (st_dev).
- * A new file's table is rank 0's copy, broadcast inside the (collective) first call, so every
- * rank of the file starts from the same values; at close a file's table merges back (local). */
-static pthread_mutex_t learned_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    uint64_t dev;
-    struct agio_auto_sig sig;
-} learned[4 * AGIO_AUTO_SIGS];
-
-static uint64_t file_dev(struct agio_file *f)
-{
-    struct stat st;
-    return (f->df && f->df->fd >= 0 && fstat(f->df->fd, &st) == 0) ? (uint64_t)st.st_dev : 0;
-}
-
-static void seed_sigs(struct agio_file *f, struct agio_coll_state *c)
-{
-    struct agio_auto_sig sigs[AGIO_AUTO_SIGS];
-    uint64_t dev = file_dev(f);
-    memset(sigs, 0, sizeof sigs);
-    if (f->rank == 0) {
-        int n = 0;
-        pthread_mutex_lock(&learned_lock);
-        for (unsigned i = 0; i < sizeof learned / sizeof learned[0] && n < AGIO_AUTO_SIGS; i++)
-            if (learned[i].sig.used && learned[i].dev == dev) {
-                sigs[n] = learned[i].sig;
-                sigs[n++].calls = 0;
-            }
-        pthread_mutex_unlock(&learned_lock);
-    }
-    /* every rank takes part, even one whose allocation failed (c == NULL) */
-    PMPI_Bcast(sigs, (int)sizeof sigs, MPI_BYTE, 0, f->comm);
-    if (c) memcpy(c->sigs, sigs, sizeof sigs);
-}
-
-static void learn_sigs(struct agio_file *f, const struct agio_coll_state *c)
-{
-    uint64_t dev = file_dev(f);
-    pthread_mutex_lock(&learned_lock);
-    for (int k = 0; k < AGIO_AUTO_SIGS; k++) {
-        if (!c->sigs[k].used || (c->sigs[k].cost[0] == 0 && c->sigs[k].cost[1] == 0)) continue;
-        unsigned n = sizeof learned / sizeof learned[0], i = 0, slot = n;
-        for (; i < n; i++) {
-            if (learned[i].sig.used && learned[i].dev == dev && learned[i].sig.key == c->sigs[k].key)
-                break;
-            if (!learned[i].sig.used && slot == n) slot = i;
-        }
-        if (i == n) i = slot < n ? slot : (unsigned)(c->sigs[k].key % n);
-        learned[i].dev = dev;
-        learned[i].sig = c->sigs[k];
-    }
-    pthread_mutex_unlock(&learned_lock);
-}
-
 static struct agio_coll_state *state(struct agio_file *f)
 {
     if (f->coll) return f->coll;
     struct agio_coll_state *c = calloc(1, sizeof *c);
-    seed_sigs(f, c); /* collective: state() runs inside the first collective call */
+    agio_auto_seed(f, c); /* collective: state() runs inside the first collective call */
     if (!c) return NULL;
     c->can_lock = -1;
     c->last_sig = -1;
@@ -583,7 +529,7 @@ void agio_coll_free(struct agio_file *f)
 {
     struct agio_coll_state *c = f->coll;
     if (!c) return;
-    learn_sigs(f, c);
+    agio_auto_learn(f, c);
     agio_cb_worker_stop(&c->worker);
     agio_cb_window_free(&c->win[0]);
     agio_cb_window_free(&c->win[1]);
@@ -598,20 +544,6 @@ void agio_coll_free(struct agio_file *f)
     f->coll = NULL;
 }
 
-/* Reduced facts about the access, identical on every rank. */
-struct access {
-    int64_t glo, ghi;     /* global accessed range */
-    int64_t total;        /* bytes over all ranks */
-    int64_t span_sum;     /* sum of each rank's hi - lo */
-    int64_t runs;         /* estimated contiguous file runs over all ranks */
-    int64_t writers;      /* ranks with data */
-    int err;
-    int self_flushed;     /* some rank wrote its held bytes itself since the last collective */
-    int64_t last_ns;      /* slowest rank's time for the previous collective call */
-    int overlap_view;     /* some rank's view has overlapping tiled instances */
-};
-
-/* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
 /* One reduction for the access exchange: slots [0, NMAX) take the maximum, the rest the sum
  * (a user-defined, commutative MPI_Op, created once). */
 #define NMAX 6
@@ -639,7 +571,7 @@ static void make_access_op(void)
 
 /* Phase 1 (and, on the predicted-independent path, the final agreement): my range, run
  * estimate, error and the previous call's time, reduced with one MPI_Allreduce. */
-static int access_exchange(struct ctx *x, struct access *g, int local_err, int64_t ns)
+static int access_exchange(struct ctx *x, struct agio_access_sum *g, int local_err, int64_t ns)
 {
     const struct agio_dt_info *t = agio_dt_info(x->v->fdt);
     int64_t runs = 0;
@@ -674,86 +606,6 @@ static int access_exchange(struct ctx *x, struct access *g, int local_err, int64
     return 0;
 }
 
-/* Phase 2: two-phase or independent. Uses only reduced values and hints: same on all ranks.
- * automatic: the first calls of an access signature try both paths; afterwards the cheaper
- * measured path (ns per byte, slowest rank) is taken, and the other one re-measured every 64
- * calls so that a changed file system or load is noticed. */
-static int64_t signature(int is_write, const struct access *g)
-{
-    int64_t avg = g->total / (g->runs > 0 ? g->runs : 1), lg = 0;
-    while (avg > 1 && lg < 62) {
-        avg >>= 1;
-        lg++;
-    }
-    return (int64_t)is_write | lg << 1 | (int64_t)(g->span_sum > g->ghi - g->glo) << 8;
-}
-
-static void account_last(struct agio_coll_state *c, const struct access *g)
-{
-    if (c->last_sig < 0 || c->last_bytes <= 0 || g->last_ns <= 0) return;
-    struct agio_auto_sig *sg = &c->sigs[c->last_sig];
-    double cost = (double)g->last_ns / (double)c->last_bytes;
-    double *slot = &sg->cost[c->last_path];
-    /* Noise (a descheduled rank, another job) only adds time: keep the minimum, but let it
-     * drift up 5% per sample so a lasting change in the file system is followed. */
-    double drift = *slot * 1.05;
-    *slot = (*slot > 0 && drift < cost) ? drift : cost;
-}
-
-/* The slot of an access signature (created, or a slot reused when the table is full). */
-static int find_sig(struct agio_coll_state *c, int64_t key)
-{
-    int i = 0;
-    while (i < AGIO_AUTO_SIGS && c->sigs[i].used && c->sigs[i].key != key)
-        i++;
-    if (i == AGIO_AUTO_SIGS) i = (int)(key % AGIO_AUTO_SIGS);
-    struct agio_auto_sig *sg = &c->sigs[i];
-    if (!sg->used || sg->key != key) *sg = (struct agio_auto_sig){1, key, {0, 0}, 0};
-    return i;
-}
-
-/* Is a re-measurement of the losing path due on this call? Its period grows with the cost
- * ratio, so re-measuring never costs more than about 1/64 of the time spent (64 calls when the
- * paths are close, up to 65536 when one is 1000x dearer). */
-static int explore_due(const struct agio_auto_sig *sg, int64_t call)
-{
-    double lo = sg->cost[0] < sg->cost[1] ? sg->cost[0] : sg->cost[1];
-    double hi = sg->cost[0] < sg->cost[1] ? sg->cost[1] : sg->cost[0];
-    double ratio = lo > 0 ? hi / lo : 1;
-    int64_t period = (int64_t)(64 * (ratio < 1 ? 1 : ratio > 1024 ? 1024 : ratio));
-    return call % period == 0;
-}
-
-static int auto_choice(struct agio_coll_state *c, int is_write, const struct access *g, int *sig)
-{
-    *sig = find_sig(c, signature(is_write, g));
-    struct agio_auto_sig *sg = &c->sigs[*sig];
-    sg->calls++;
-    int interleaved = g->span_sum > g->ghi - g->glo;
-    int64_t avg_run = g->total / (g->runs > 0 ? g->runs : 1);
-    int guess = interleaved || avg_run < ((int64_t)4 << 20); /* untried: aggregation first */
-    if (sg->cost[guess] == 0) return guess;
-    if (sg->cost[!guess] == 0) return !guess;
-    int best = sg->cost[1] <= sg->cost[0];
-    return explore_due(sg, sg->calls) ? !best : best;
-}
-
-static int use_two_phase(struct agio_file *f, int is_write, const struct access *g)
-{
-    struct agio_coll_state *c = f->coll;
-    int64_t mode = f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
-    account_last(c, g);
-    c->last_sig = -1;
-    /* two-phase needs views whose stream order is file order (binary searches by offset) */
-    if (mode == AGIO_HINT_DISABLE || g->total == 0 || g->overlap_view) return 0;
-    if (mode == AGIO_HINT_ENABLE) return 1;
-    if (g->writers <= 1) return 0;
-    int path = auto_choice(c, is_write, g, &c->last_sig);
-    c->last_path = path;
-    c->last_bytes = g->total;
-    return path;
-}
-
 static int64_t stripe_unit(struct agio_file *f, enum agio_fd_kind kind)
 {
     struct agio_layout l;
@@ -764,7 +616,7 @@ static int64_t stripe_unit(struct agio_file *f, enum agio_fd_kind kind)
 }
 
 /* Phases 3-4: aggregators in use and the partition. */
-static int partition(struct ctx *x, const struct access *g)
+static int partition(struct ctx *x, const struct agio_access_sum *g)
 {
     int nc, nnodes, rc = agio_coll_aggregators(x->f, &x->aggs, &nc, &nnodes);
     if (rc) return rc;
@@ -848,28 +700,13 @@ static int64_t bytes_before_eof(struct ctx *x)
     return p - x->skip;
 }
 
-/* After an independent automatic call: if the next call of this direction is predicted to go
- * independent too (independent measured cheaper, and no re-measurement due), it skips the
- * access exchange and agrees once at its end. Decided from reduced values only: every rank
- * makes the same prediction. */
-static void predict_next(struct ctx *x, const struct access *g, int is_write, int sig)
-{
-    struct agio_coll_state *c = x->c;
-    int64_t mode = x->f->hints.num[is_write ? AGIO_H_romio_cb_write : AGIO_H_romio_cb_read];
-    const struct agio_auto_sig *sg = sig >= 0 ? &c->sigs[sig] : NULL;
-    c->predict_indep = 0;
-    if (mode == AGIO_HINT_AUTO && sg && g->writers > 1 && sg->cost[0] > 0 && sg->cost[1] > 0 &&
-        sg->cost[0] < sg->cost[1] && !explore_due(sg, sg->calls + 1))
-        c->predict_indep = 1 + is_write;
-}
-
 /* The predicted-independent path: I/O first, then one reduction that agrees on the error and
  * carries what the next decision needs (this call's access and its own time). */
 static int predicted_independent(struct ctx *x, int local_err, int64_t *moved)
 {
     struct agio_file *f = x->f;
     struct agio_coll_state *c = x->c;
-    struct access g = {0};
+    struct agio_access_sum g = {0};
     uint64_t t0 = agio_now_ns();
     int rc = local_err ? local_err : agio_coll_flush(f);
     if (!rc) rc = independent(x, moved);
@@ -879,16 +716,7 @@ static int predicted_independent(struct ctx *x, int local_err, int64_t *moved)
     c->predict_indep = 0;
     c->last_sig = -1;
     c->last_ns = 0;
-    if (!arc && g.total > 0) {
-        int sig = find_sig(c, signature(x->is_write, &g));
-        c->sigs[sig].calls++;
-        c->last_sig = sig; /* charge this call's time (g.last_ns) to the independent path */
-        c->last_path = 0;
-        c->last_bytes = g.total;
-        account_last(c, &g);
-        c->last_sig = -1;
-        predict_next(x, &g, x->is_write, sig);
-    }
+    if (!arc && g.total > 0) agio_auto_charge_independent(f, &g, x->is_write);
     if (rc) *moved = 0;
     free_ctx(x);
     return rc;
@@ -900,7 +728,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
     struct ctx x = {.f = f, .v = &f->view, .is_write = is_write, .skip = skip, .nbytes = nbytes,
                     .mdt = mdt, .buf = buf, .c = state(f), .merged_hi = -1};
     uint64_t t0 = agio_now_ns();
-    struct access g = {0};
+    struct agio_access_sum g = {0};
     *moved = 0;
     *used_cb = 0;
     int rc = local_err ? local_err : x.c ? alloc_ctx(&x) : AGIO_ENOMEM;
@@ -914,7 +742,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         return predicted_independent(&x, rc, moved);
     int arc = access_exchange(&x, &g, rc, x.c ? (int64_t)x.c->last_ns : 0);
     rc = arc ? arc : g.err;
-    int two_phase = !rc && use_two_phase(f, is_write, &g);
+    int two_phase = !rc && agio_auto_use_two_phase(f, is_write, &g);
     uint64_t t_move = agio_now_ns();
     /* Write-behind: merge the held stripe into this call only for a two-phase write with
      * persistent (cyclic) domains that nobody flushed since; else everyone flushes first. */
@@ -928,7 +756,7 @@ int agio_coll_rw(struct agio_file *f, int local_err, int is_write, int64_t skip,
         agio_stats_add(&f->stats, AGIO_ST_cb_indep_calls, 1);
         rc = agio_file_agree(f->comm, independent(&x, moved));
         x.c->last_ns = agio_now_ns() - t_move;
-        predict_next(&x, &g, is_write, x.c->last_sig);
+        agio_auto_predict_next(f, &g, is_write, x.c->last_sig);
         free_ctx(&x);
         return rc;
     }

@@ -55,4 +55,31 @@ struct agio_coll_state {
                                * without an access exchange (coll_engine_mpi.c) */
 };
 
+/* Reduced facts about the access, identical on every rank. */
+struct agio_access_sum {
+    int64_t glo, ghi;     /* global accessed range */
+    int64_t total;        /* bytes over all ranks */
+    int64_t span_sum;     /* sum of each rank's hi - lo */
+    int64_t runs;         /* estimated contiguous file runs over all ranks */
+    int64_t writers;      /* ranks with data */
+    int err;
+    int self_flushed;     /* some rank wrote its held bytes itself since the last collective */
+    int64_t last_ns;      /* slowest rank's time for the previous collective call */
+    int overlap_view;     /* some rank's view has overlapping tiled instances */
+};
+
+/* Phase 1: my range and run estimate, reduced with two MPI_Allreduce calls. */
+
+/* coll_auto_mpi.c: the automatic mode (decisions from reduced values only). */
+int agio_auto_use_two_phase(struct agio_file *f, int is_write, const struct agio_access_sum *g);
+void agio_auto_predict_next(struct agio_file *f, const struct agio_access_sum *g, int is_write,
+                            int sig);
+void agio_auto_charge_independent(struct agio_file *f, const struct agio_access_sum *g,
+                                  int is_write);
+/* Collective: seed a new file's measurements from rank 0's process-wide table (c may be NULL
+ * on a rank whose allocation failed; it still takes part). */
+void agio_auto_seed(struct agio_file *f, struct agio_coll_state *c);
+/* Local: merge a closing file's measurements into the process-wide table. */
+void agio_auto_learn(struct agio_file *f, const struct agio_coll_state *c);
+
 #endif
