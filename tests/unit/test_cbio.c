@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agio_err.h"
@@ -48,7 +49,10 @@ static struct agio_dfile *fresh(int64_t size, unsigned char fill)
     close(fd);
     free(b);
     struct agio_dfile *df = NULL;
-    agio_drv_open(&agio_driver_posix, path, AGIO_DRV_RDWR, 0600, NULL, &df);
+    if (agio_drv_open(&agio_driver_posix, path, AGIO_DRV_RDWR, 0600, NULL, &df)) {
+        printf("cannot open %s\n0 passed, 1 failed\n", path);
+        exit(1);
+    }
     return df;
 }
 
@@ -222,8 +226,9 @@ static void test_worker(void)
 
 int main(void)
 {
-    snprintf(path, sizeof path, "%s/agio-test-cbio-%d.dat",
-             getenv("AGIO_TEST_DIR") ? getenv("AGIO_TEST_DIR") : "/tmp", (int)getpid());
+    const char *dir = getenv("AGIO_TEST_DIR") ? getenv("AGIO_TEST_DIR") : "/tmp";
+    mkdir(dir, 0755); /* ctest names a per-test scratch directory that may not exist yet */
+    snprintf(path, sizeof path, "%s/agio-test-cbio-%d.dat", dir, (int)getpid());
     test_alignment();
     test_holes(0);
     test_holes(1);
