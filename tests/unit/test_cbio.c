@@ -22,20 +22,9 @@
 #include "agio_err.h"
 #include "collective/cbio.h"
 #include "stats/stats.h"
+#include "unit.h"
 
-static int npass, nfail;
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (c) {                                                                                   \
-            npass++;                                                                               \
-        } else {                                                                                   \
-            nfail++;                                                                               \
-            printf("FAIL line %d: ", __LINE__);                                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#define CHECK(c, ...) check(!!(c), __LINE__, __VA_ARGS__)
 
 static char path[4096];
 
@@ -235,6 +224,5 @@ int main(void)
     test_overlap_and_hold();
     test_worker();
     unlink(path);
-    printf("%d passed, %d failed\n", npass, nfail);
-    return nfail != 0;
+    return unit_finish();
 }

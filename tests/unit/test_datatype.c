@@ -20,25 +20,9 @@
 
 #include "agio_err.h"
 #include "datatype/datatype.h"
+#include "unit.h"
 
-static int npass, nfail;
 
-__attribute__((format(printf, 3, 4))) static int check(int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        npass++;
-        return 1;
-    }
-    if (++nfail <= 40) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL line %d: ", line);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
-    return 0;
-}
 #define CHECK(c, ...) check(!!(c), __LINE__, __VA_ARGS__)
 
 static uint64_t rng = 88172645463325252ull;

@@ -26,24 +26,10 @@
 
 #include "agio_err.h"
 #include "collective/fdpart.h"
+#include "unit.h"
 
-static int npass, nfail;
 static int case_fail, nmsg; /* failures inside the current case; messages printed so far */
 
-__attribute__((format(printf, 3, 4))) static void check(int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL line %d: ", line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* A failed condition inside a case: printed (up to a limit) and remembered for the case. */
 __attribute__((format(printf, 3, 4))) static void expect(int ok, int line, const char *fmt, ...)

@@ -19,23 +19,9 @@
 #include "agio_err.h"
 #include "hints/hints.h"
 #include "hints/hints_internal.h"
+#include "unit.h"
 
-static int npass, nfail;
 
-__attribute__((format(printf, 3, 4))) static void check(int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        npass++;
-        return;
-    }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL line %d: ", line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* ---- the table, as the test sees it ------------------------------------------------------- */
 
